@@ -1,0 +1,14 @@
+module github.com/go-harmony/harmony
+
+go 1.25
+
+require (
+	github.com/pkoukk/tiktoken-go v0.1.8
+	github.com/pkoukk/tiktoken-go-loader v0.0.2
+)
+
+require (
+	github.com/dlclark/regexp2 v1.10.0 // indirect
+	github.com/google/uuid v1.3.0 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+)
