@@ -1,0 +1,173 @@
+package harmony
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-harmony/harmony/internal/vocab"
+)
+
+func TestLoadEncoding(t *testing.T) {
+	a := mustEncoding(t)
+	b := mustEncoding(t)
+	if a != b {
+		t.Error("LoadEncoding built the encoding twice")
+	}
+	if a.Name() != "HarmonyGptOss" || a.TokenizerName() != "o200k_harmony" || a.VocabSize() != 201089 {
+		t.Errorf("name %q tokenizer %q vocab %d", a.Name(), a.TokenizerName(), a.VocabSize())
+	}
+	if _, err := LoadEncoding("o200k_base"); !errors.Is(err, ErrUnknownEncoding) || !strings.HasPrefix(err.Error(), "harmony: ") {
+		t.Errorf("unknown name: %v", err)
+	}
+}
+
+func TestNewEncodingFromReader(t *testing.T) {
+	data, err := vocab.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := NewEncoding(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := enc.EncodeOrdinary("hello world"); !reflect.DeepEqual(got, []Token{24912, 2375}) {
+		t.Errorf("got %v", got)
+	}
+	if _, err := NewEncoding(strings.NewReader("aGk= 0\n")); err == nil {
+		t.Error("a one-rank file was accepted")
+	}
+	if _, err := NewEncoding(strings.NewReader("not base64 at all\n")); err == nil {
+		t.Error("a malformed file was accepted")
+	}
+}
+
+func TestSpecialTokens(t *testing.T) {
+	for _, tt := range []struct {
+		id   Token
+		name string
+	}{
+		{199998, "<|startoftext|>"}, {199999, "<|endoftext|>"}, {200000, "<|reserved_200000|>"},
+		{200002, "<|return|>"}, {200003, "<|constrain|>"}, {200005, "<|channel|>"}, {200006, "<|start|>"},
+		{200007, "<|end|>"}, {200008, "<|message|>"}, {200012, "<|call|>"}, {200013, "<|reserved_200013|>"},
+		{200014, "<|reserved_200014|>"}, {201088, "<|reserved_201088|>"},
+	} {
+		if name, ok := SpecialTokenName(tt.id); !ok || name != tt.name {
+			t.Errorf("SpecialTokenName(%d) = %q, %v", tt.id, name, ok)
+		}
+		if id, ok := SpecialToken(tt.name); !ok || id != tt.id {
+			t.Errorf("SpecialToken(%q) = %d, %v", tt.name, id, ok)
+		}
+	}
+	if IsSpecial(199997) || IsSpecial(201089) || !IsSpecial(200006) {
+		t.Error("IsSpecial bounds")
+	}
+	if len(SpecialTokens()) != 1091 {
+		t.Errorf("%d special tokens", len(SpecialTokens()))
+	}
+	if _, ok := SpecialToken("<|refusal|>"); ok {
+		t.Error("<|refusal|> has no token in o200k_harmony")
+	}
+	if got := StopTokens(); !reflect.DeepEqual(got, []Token{200002, 200012, 200007}) {
+		t.Errorf("StopTokens %v", got)
+	}
+	if got := StopTokensForAssistantActions(); !reflect.DeepEqual(got, []Token{200002, 200012}) {
+		t.Errorf("StopTokensForAssistantActions %v", got)
+	}
+}
+
+func TestEncode(t *testing.T) {
+	enc := mustEncoding(t)
+	if got := enc.EncodeOrdinary("<|start|>"); reflect.DeepEqual(got, []Token{TokenStart}) || len(got) < 2 {
+		t.Errorf("EncodeOrdinary made a special token: %v", got)
+	}
+	got, err := enc.Encode("a<|start|>b<|end|>", "<|start|>", "<|end|>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(append(append(enc.EncodeOrdinary("a"), TokenStart), enc.EncodeOrdinary("b")...), TokenEnd)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Encode = %v, want %v", got, want)
+	}
+	_, err = enc.Encode("ok <|<|end|> then", "<|start|>")
+	var ee *EncodeError
+	if !errors.As(err, &ee) || !errors.Is(err, ErrDisallowedSpecial) || ee.Offset != 5 || ee.Special != "<|end|>" {
+		t.Errorf("disallowed special: %v", err)
+	}
+	if _, err := enc.Encode("x", "<|nope|>"); !errors.Is(err, ErrUnknownSpecial) {
+		t.Errorf("unknown allowed special: %v", err)
+	}
+	if got := enc.EncodeWithSpecialTokens("<|reserved_201088|><|start|>"); !reflect.DeepEqual(got, []Token{201088, TokenStart}) {
+		t.Errorf("EncodeWithSpecialTokens = %v", got)
+	}
+	if got := enc.EncodeOrdinary(""); len(got) != 0 {
+		t.Errorf("empty text: %v", got)
+	}
+}
+
+func TestDecode(t *testing.T) {
+	enc := mustEncoding(t)
+	text := "héllo 🌍 <|start|> 世界"
+	toks := enc.EncodeOrdinary(text)
+	if s, err := enc.DecodeUTF8(toks); err != nil || s != text {
+		t.Errorf("DecodeUTF8 = %q, %v", s, err)
+	}
+	if s, err := enc.DecodeUTF8([]Token{TokenStart, 200014}); err != nil || s != "<|start|><|reserved_200014|>" {
+		t.Errorf("specials decode to their text: %q, %v", s, err)
+	}
+	var de *DecodeError
+	if _, err := enc.DecodeUTF8([]Token{24912, 99999999}); !errors.As(err, &de) || de.Index != 1 || !errors.Is(err, ErrUnknownToken) {
+		t.Errorf("unknown id: %v", err)
+	}
+	if _, err := enc.DecodeUTF8([]Token{132990, 9552}); !errors.Is(err, ErrInvalidUTF8) {
+		t.Errorf("invalid UTF-8: %v", err)
+	}
+	b, err := enc.DecodeBytes([]Token{9552})
+	if err != nil || len(b) == 0 {
+		t.Fatalf("DecodeBytes: %v", err)
+	}
+	// Lossy decoding replaces each maximal invalid sequence once, as Python does.
+	if s, err := enc.Decode([]Token{9552, 24912}); err != nil || s != " \uFFFDhello" {
+		t.Errorf("Decode = %q, %v", s, err)
+	}
+}
+
+func TestEncodingConcurrentUse(t *testing.T) {
+	enc := mustEncoding(t)
+	conv := NewConversation(NewSystemMessage(NewSystemContent()), NewTextMessage(RoleUser, "What is 2 + 2?"))
+	want, err := enc.RenderConversationForCompletion(conv, RoleAssistant, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 20; i++ {
+				got, err := enc.RenderConversationForCompletion(conv, RoleAssistant, nil)
+				if err != nil || !reflect.DeepEqual(got, want) {
+					t.Errorf("concurrent render differs: %v", err)
+					return
+				}
+				if _, err := enc.ParseCompletion(got[len(got)-2:], "", nil); err == nil {
+					t.Errorf("want an error for a header cut short")
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestEncodeInvalidUTF8AsReplacement(t *testing.T) {
+	enc := mustEncoding(t)
+	got := enc.EncodeOrdinary("a\xffb\xe2\x82c")
+	want := enc.EncodeOrdinary("a\uFFFDb\uFFFD\uFFFDc")
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}

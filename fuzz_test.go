@@ -1,0 +1,161 @@
+package harmony
+
+import (
+	"encoding/binary"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// tokensFromBytes maps fuzz bytes to token ids: mostly ordinary ranks, often
+// the format's special tokens, sometimes ids the encoding does not know.
+func tokensFromBytes(b []byte) []Token {
+	specials := []Token{TokenStart, TokenMessage, TokenEnd, TokenChannel, TokenCall, TokenReturn, TokenConstrain, TokenEndOfText}
+	var out []Token
+	for len(b) >= 3 {
+		v := binary.LittleEndian.Uint16(b[1:3])
+		switch b[0] % 8 {
+		case 0, 1, 2:
+			out = append(out, specials[int(v)%len(specials)])
+		case 3:
+			out = append(out, Token(LastSpecialToken)+1+Token(v)) // unknown
+		case 4:
+			out = append(out, Token(v)%Token(vocabSize)) // anything known
+		default:
+			out = append(out, Token(v)) // low ranks: ASCII, bytes, common words
+		}
+		b = b[3:]
+	}
+	return out
+}
+
+type parseOutcome struct {
+	msgs   []Message
+	errAt  int
+	errEOS bool
+}
+
+func batchParse(enc *Encoding, toks []Token, role Role, opts *ParseOptions) parseOutcome {
+	msgs, err := enc.ParseCompletion(toks, role, opts)
+	if err != nil {
+		var pe *ParseError
+		if !errors.As(err, &pe) {
+			panic("not a *ParseError: " + err.Error())
+		}
+		return parseOutcome{errAt: pe.Index, errEOS: pe.EOS}
+	}
+	return parseOutcome{msgs: msgs, errAt: -1}
+}
+
+func streamParse(enc *Encoding, p *StreamParser, toks []Token) (parseOutcome, string) {
+	var content strings.Builder
+	for i, t := range toks {
+		wasContent := p.State() == StateContent
+		if err := p.Process(t); err != nil {
+			return parseOutcome{errAt: i}, content.String()
+		}
+		if d, ok := p.LastContentDelta(); ok {
+			if !wasContent || p.State() != StateContent {
+				panic("delta outside content")
+			}
+			content.WriteString(d)
+		}
+		if p.State() == StateContent && p.CurrentContent() != "" && !strings.HasSuffix(content.String(), p.CurrentContent()) {
+			panic("deltas do not add up to the current content")
+		}
+		if p.State() != StateContent {
+			content.Reset()
+		}
+	}
+	if err := p.ProcessEOS(); err != nil {
+		return parseOutcome{errAt: len(toks), errEOS: true}, ""
+	}
+	return parseOutcome{msgs: p.Messages(), errAt: -1}, ""
+}
+
+// FuzzParse checks that no token sequence makes the parsers panic, that every
+// error is a *ParseError, and that feeding tokens one at a time gives exactly
+// what parsing them all at once gives, in every mode.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte{0, 1, 0, 5, 0x10, 0x20, 0, 2, 0, 6, 0x41, 0, 0, 3, 0})
+	f.Add([]byte{5, 0xF0, 0x9F, 3, 0xFF, 0xFF, 5, 0x10, 0x20})
+	f.Add([]byte("some printable seed bytes that make ordinary ranks"))
+	enc := mustEncoding(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		toks := tokensFromBytes(data)
+		for _, role := range []Role{"", RoleAssistant, RoleTool} {
+			for _, lenient := range []bool{false, true} {
+				opts := &ParseOptions{Lenient: lenient}
+				batch := batchParse(enc, toks, role, opts)
+				p, err := enc.NewStreamParser(role, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				stream, _ := streamParse(enc, p, toks)
+				if batch.errAt >= 0 {
+					if stream.errAt != batch.errAt {
+						t.Fatalf("role %q lenient %v: stream error at %d, batch at %d", role, lenient, stream.errAt, batch.errAt)
+					}
+					continue
+				}
+				if stream.errAt >= 0 || !reflect.DeepEqual(stream.msgs, batch.msgs) {
+					t.Fatalf("role %q lenient %v: stream %+v != batch %+v", role, lenient, stream, batch)
+				}
+				for _, m := range batch.msgs {
+					if !utf8.ValidString(m.Text()) {
+						t.Fatalf("invalid UTF-8 in parsed content %q", m.Text())
+					}
+				}
+			}
+		}
+	})
+}
+
+// FuzzRenderParse checks that an assistant turn rendered by the renderer
+// parses back to the same messages.
+func FuzzRenderParse(f *testing.F) {
+	f.Add("analysis", "", "", "thinking <|end|> about it", "final", "The answer is 4.")
+	f.Add("commentary", "functions.get_weather", "<|constrain|>json", `{"city":"Zürich"}`, "", "")
+	f.Add("commentary", "python", "code", "print('héllo 🌍')\r\n", "final", "done\xff")
+	enc := mustEncoding(f)
+	f.Fuzz(func(t *testing.T, ch1, recipient, ctype, text1, ch2, text2 string) {
+		word := func(s string) string { // header words: no white space, no '<' in channels
+			return strings.Map(func(r rune) rune {
+				if r == '<' || r == '>' || r == '|' || r == utf8.RuneError || r > 0x7e || r <= ' ' {
+					return -1
+				}
+				return r
+			}, s)
+		}
+		ch1, recipient, ch2 = word(ch1), word(recipient), word(ch2)
+		ctype = word(strings.TrimPrefix(ctype, "<|constrain|>"))
+		if recipient == "all" {
+			recipient = ""
+		}
+		if ch1 == "" {
+			ch1 = "analysis"
+		}
+		if strings.HasPrefix(ctype, "to=") || (ctype != "" && recipient == "") {
+			ctype = ""
+		}
+		text1, text2 = strings.ToValidUTF8(text1, "\uFFFD"), strings.ToValidUTF8(text2, "\uFFFD")
+		msgs := []Message{NewTextMessage(RoleAssistant, text1).WithChannel(ch1).WithRecipient(recipient).WithContentType(ctype)}
+		if ch2 != "" {
+			msgs = append(msgs, NewTextMessage(RoleAssistant, text2).WithChannel(ch2))
+		}
+		toks, err := enc.RenderConversation(NewConversation(msgs...), &RenderOptions{KeepAnalysis: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The completion starts after "<|start|>assistant".
+		got, err := enc.ParseCompletion(toks[2:], RoleAssistant, nil)
+		if err != nil {
+			t.Fatalf("%v\ntokens %v", err, toks)
+		}
+		if !reflect.DeepEqual(got, msgs) {
+			t.Fatalf("round trip\n got %#v\nwant %#v", got, msgs)
+		}
+	})
+}

@@ -1,0 +1,160 @@
+package harmony
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// referenceTestData is where the reference's golden files live in a checkout
+// with the shared folder beside it. They are read, never copied.
+var referenceTestData = filepath.Join("..", "shared", "reference", "test-data")
+
+func readGolden(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(referenceTestData, name))
+	if errors.Is(err, os.ErrNotExist) {
+		t.Skipf("reference golden files not found at %s (the shared folder is not beside this checkout)", referenceTestData)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As the reference's own tests read them: CRLF folded, trailing space cut.
+	return strings.TrimRight(strings.ReplaceAll(string(b), "\r\n", "\n"), " \t\r\n")
+}
+
+// goldenRenders maps each rendered-prompt golden file to the upstream
+// conformance case that renders the same conversation (the scenario of the
+// reference test that reads the file).
+var goldenRenders = map[string]string{
+	"test_simple_convo.txt":                              "test_simple_convo__1",
+	"test_simple_convo_low_effort.txt":                   "test_simple_convo_with_effort__1",
+	"test_simple_convo_medium_effort.txt":                "test_simple_convo_with_effort__2",
+	"test_simple_convo_high_effort.txt":                  "test_simple_convo_with_effort__3",
+	"test_simple_convo_low_effort_no_instruction.txt":    "test_simple_convo_with_effort__4",
+	"test_simple_convo_medium_effort_no_instruction.txt": "test_simple_convo_with_effort__5",
+	"test_simple_convo_high_effort_no_instruction.txt":   "test_simple_convo_with_effort__6",
+	"test_reasoning_system_message.txt":                  "test_reasoning_system_message__1",
+	"test_reasoning_system_message_no_instruction.txt":   "test_reasoning_system_message_no_instruction__1",
+	"test_reasoning_system_message_with_dates.txt":       "test_reasoning_system_message_with_dates__1",
+	"test_render_functions_with_parameters.txt":          "test_render_functions_with_parameters__1",
+	"test_browser_and_python_tool.txt":                   "test_browser_and_python_tool__1",
+	"test_browser_and_function_tool.txt":                 "test_browser_and_function_tool__1",
+	"test_browser_tool_only.txt":                         "test_browser_tool_only__1",
+	"test_dropping_cot_by_default.txt":                   "test_dropping_cot_by_default__1",
+	"test_does_not_drop_if_ongoing_analysis.txt":         "test_does_not_drop_if_ongoing_analysis__1",
+	"test_preserve_cot.txt":                              "test_preserve_cot__1",
+	"test_no_tools.txt":                                  "test_no_tools__1",
+	"test_keep_analysis_between_finals.txt":              "test_keep_analysis_between_final_messages__1",
+}
+
+// TestReferenceGoldenRenders renders each golden scenario and compares the
+// decoded prompt with the reference's golden text.
+func TestReferenceGoldenRenders(t *testing.T) {
+	enc := mustEncoding(t)
+	cases := map[string]*conformanceCase{}
+	all := loadConformance(t, "upstream_tests.jsonl")
+	for i := range all {
+		cases[all[i].ID] = &all[i]
+	}
+	for file, id := range goldenRenders {
+		t.Run(file, func(t *testing.T) {
+			want := readGolden(t, file)
+			c := cases[id]
+			if c == nil {
+				t.Fatalf("no upstream case %s", id)
+			}
+			toks, err := runRender(enc, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := enc.DecodeUTF8(toks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("rendered text differs from %s\n got %q\nwant %q", file, got, want)
+			}
+		})
+	}
+}
+
+func goldenIDs(t *testing.T, name string) []Token {
+	var out []Token
+	for _, f := range strings.Fields(readGolden(t, name)) {
+		n, err := strconv.ParseUint(f, 10, 32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, Token(n))
+	}
+	return out
+}
+
+// TestReferenceGoldenParses parses the golden completion token files.
+func TestReferenceGoldenParses(t *testing.T) {
+	enc := mustEncoding(t)
+	t.Run("simple_reasoning_response", func(t *testing.T) {
+		got, err := enc.ParseCompletion(goldenIDs(t, "test_simple_reasoning_response.txt"), RoleAssistant, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Message{
+			NewTextMessage(RoleAssistant, `User asks: "What is 2 + 2?" Simple arithmetic. Provide answer.`).WithChannel("analysis"),
+			NewTextMessage(RoleAssistant, "2 + 2 = 4.").WithChannel("final"),
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("got %#v\nwant %#v", got, want)
+		}
+	})
+	t.Run("simple_tool_call", func(t *testing.T) {
+		got, err := enc.ParseCompletion(goldenIDs(t, "test_simple_tool_call.txt"), RoleAssistant, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Message{
+			NewTextMessage(RoleAssistant, `User asks: "What is the weather in Tokyo?" We need to use lookup_weather tool.`).WithChannel("analysis"),
+			NewTextMessage(RoleAssistant, `{"location": "Tokyo"}`).WithChannel("analysis").WithRecipient("lookup_weather").WithContentType("code"),
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("got %#v\nwant %#v", got, want)
+		}
+	})
+	t.Run("tool_response_parsing", func(t *testing.T) {
+		text := readGolden(t, "test_tool_response_parsing.txt")
+		toks := enc.EncodeWithSpecialTokens(text)
+		if back, _ := enc.DecodeUTF8(toks); back != text {
+			t.Fatalf("decode(encode(text)) = %q, want %q", back, text)
+		}
+		got, err := enc.ParseCompletion(toks, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Message{NewToolMessage("browser.search", `{"result": "https://openai.com/"}`).WithChannel("commentary").WithRecipient("assistant")}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("got %#v\nwant %#v", got, want)
+		}
+	})
+	t.Run("streamable_parser", func(t *testing.T) {
+		toks := enc.EncodeWithSpecialTokens(readGolden(t, "test_streamable_parser.txt"))
+		p, err := enc.NewStreamParser(RoleAssistant, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tok := range toks {
+			if err := p.Process(tok); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := len(p.Messages()); n != 3 {
+			t.Fatalf("%d messages, want 3", n)
+		}
+		if got := p.Messages()[1]; got.Recipient != "browser.search" || got.ContentType != "code" || got.Channel != "commentary" {
+			t.Errorf("second message header: %+v", got)
+		}
+	})
+}

@@ -1,0 +1,185 @@
+package harmony
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// ParseOptions control parsing. The zero value (and a nil *ParseOptions) is the
+// reference's default: strict.
+type ParseOptions struct {
+	// Lenient turns on the reference's non-strict mode: a stop token in a
+	// header (a message cut short before <|message|>) ends that message
+	// instead of becoming part of its header. When the parser was told the
+	// role of the first message, that header is kept as a message whose
+	// content is whatever followed the header fields.
+	Lenient bool
+}
+
+// StreamState is the state of the parser's state machine.
+type StreamState int
+
+// The states of the parser: waiting for <|start|>, reading a header until
+// <|message|>, reading content until a stop token.
+const (
+	StateExpectStart StreamState = iota
+	StateHeader
+	StateContent
+)
+
+func (s StreamState) String() string {
+	switch s {
+	case StateExpectStart:
+		return "ExpectStart"
+	case StateHeader:
+		return "Header"
+	case StateContent:
+		return "Content"
+	}
+	return fmt.Sprintf("StreamState(%d)", int(s))
+}
+
+// ParseError reports tokens that do not form harmony messages.
+type ParseError struct {
+	Index int         // index of the offending token; the number of tokens for the end of the stream
+	Token Token       // the offending token (0 at the end of the stream)
+	EOS   bool        // the error is at the end of the stream
+	State StreamState // the parser's state when the token arrived
+	Err   error       // wraps ErrUnexpectedToken, ErrUnexpectedEOS, ErrInvalidHeader, ErrUnknownRole, ErrUnknownToken or ErrInvalidUTF8
+}
+
+func (e *ParseError) Error() string {
+	if e.EOS {
+		return fmt.Sprintf("harmony: parse: at end of stream (index %d, state %s): %v", e.Index, e.State, e.Err)
+	}
+	return fmt.Sprintf("harmony: parse: token %d at index %d (state %s): %v", e.Token, e.Index, e.State, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// ParseCompletion parses the tokens a model sampled into messages. With role
+// set (usually [RoleAssistant]), the tokens start right after the rendered
+// "<|start|>{role}", in the first message's header; with role "", they start
+// at a <|start|>. A message ends at any stop token or at the end of the tokens.
+// A nil opts means strict parsing. Errors are [*ParseError]s.
+func (e *Encoding) ParseCompletion(tokens []Token, role Role, opts *ParseOptions) ([]Message, error) {
+	p, err := e.newParser(role, opts, false)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tokens {
+		if err := p.Process(t); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.ProcessEOS(); err != nil {
+		return nil, err
+	}
+	return p.messages, nil
+}
+
+// header is a parsed message header.
+type header struct {
+	role        Role
+	name        string
+	recipient   string
+	channel     string
+	contentType string
+}
+
+// parseHeader reads a header's text as the reference does. With role "", the
+// first word is the role, and a word that is no role, followed by more header
+// parts, names a tool. When fields is false (a header cut short by a stop
+// token), everything after the role and channel is returned as rest.
+func parseHeader(s string, role Role, fields bool) (h header, rest string, hasRest bool, err error) {
+	if i := strings.Index(s, markerChannel); i >= 0 {
+		after := s[i+len(markerChannel):]
+		end := strings.IndexFunc(after, func(r rune) bool { return r == '<' || unicode.IsSpace(r) })
+		if end < 0 {
+			end = len(after)
+		}
+		if end == 0 {
+			return h, "", false, fmt.Errorf("%w: <|channel|> without a channel name", ErrInvalidHeader)
+		}
+		h.channel = after[:end]
+		s = s[:i] + after[end:]
+	}
+	s = strings.TrimSpace(s)
+	if strings.Contains(s, markerConstrain) {
+		s = strings.TrimSpace(strings.ReplaceAll(s, markerConstrain, " "+markerConstrain))
+	}
+	parts := asciiFields(s)
+
+	named := ""
+	if role == "" {
+		if len(parts) == 0 {
+			return h, "", false, fmt.Errorf("%w: no role in the header", ErrInvalidHeader)
+		}
+		word := parts[0]
+		named = word
+		if r := Role(word); r.Valid() {
+			role = r
+		} else if len(parts) > 1 || strings.HasPrefix(word, "to=") {
+			parts = parts[1:]
+			role = RoleTool
+		} else {
+			return h, "", false, fmt.Errorf("%w %q", ErrUnknownRole, word)
+		}
+	}
+	if len(parts) > 0 && parts[0] == string(role) {
+		parts = parts[1:]
+	}
+	h.role = role
+	if role == RoleTool {
+		h.name = named
+	}
+
+	if fields && len(parts) > 0 {
+		n := len(parts)
+		last := parts[n-1]
+		parts = parts[:n-1]
+		if r, ok := strings.CutPrefix(last, "to="); ok {
+			h.recipient = r
+		} else if n == 1 {
+			h.recipient = last
+		} else {
+			h.contentType = last
+			if m := len(parts); m > 0 {
+				r := parts[m-1]
+				parts = parts[:m-1]
+				r, _ = strings.CutPrefix(r, "to=")
+				h.recipient = r
+			}
+		}
+	}
+	if len(parts) > 0 {
+		return h, strings.Join(parts, " "), true, nil
+	}
+	return h, "", false, nil
+}
+
+// asciiFields splits s at runs of ASCII white space (space, \t, \n, \f, \r),
+// as Rust's split_ascii_whitespace does; other white space stays in the words.
+func asciiFields(s string) []string {
+	var out []string
+	start := -1
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\f', '\r':
+			if start >= 0 {
+				out = append(out, s[start:i])
+				start = -1
+			}
+		default:
+			if start < 0 {
+				start = i
+			}
+		}
+	}
+	if start >= 0 {
+		out = append(out, s[start:])
+	}
+	return out
+}

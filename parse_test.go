@@ -1,0 +1,215 @@
+package harmony
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func specials(t *testing.T, enc *Encoding, text string) []Token {
+	t.Helper()
+	return enc.EncodeWithSpecialTokens(text)
+}
+
+func TestParseHeaderVariants(t *testing.T) {
+	enc := mustEncoding(t)
+	call := NewTextMessage(RoleAssistant, `{"latitude":48.8566,"longitude":2.3522}`).
+		WithChannel("commentary").WithRecipient("functions.get_weather").WithContentType("<|constrain|>json")
+	tests := []struct {
+		name string
+		text string
+		role Role
+		want []Message
+	}{
+		{"constrain adjacent to recipient", `<|start|>assistant<|channel|>commentary to=functions.get_weather<|constrain|>json<|message|>{"latitude":48.8566,"longitude":2.3522}<|call|>`, "", []Message{call}},
+		{"channel before recipient", `<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"latitude":48.8566,"longitude":2.3522}<|call|>`, "", []Message{call}},
+		{"recipient before channel", `<|start|>assistant to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{"latitude":48.8566,"longitude":2.3522}<|call|>`, "", []Message{call}},
+		{"known role", `<|channel|>final<|message|>Hi<|return|>`, RoleAssistant, []Message{NewTextMessage(RoleAssistant, "Hi").WithChannel("final")}},
+		{"tool author", `<|start|>functions.lookup to=assistant<|channel|>commentary<|message|>{}<|end|>`, "", []Message{NewToolMessage("functions.lookup", "{}").WithRecipient("assistant").WithChannel("commentary")}},
+		{"literal tool role keeps its name", `<|start|>tool to=assistant<|message|>x<|end|>`, "", []Message{NewToolMessage("tool", "x").WithRecipient("assistant")}},
+		{"lone word is a recipient", `<|start|>assistant python<|message|>print(1)<|call|>`, "", []Message{NewTextMessage(RoleAssistant, "print(1)").WithRecipient("python")}},
+		{"end of stream ends content", `<|start|>user<|message|>partial`, "", []Message{NewTextMessage(RoleUser, "partial")}},
+		{"specials in content are text", `<|start|>assistant<|message|>a<|start|>b<|channel|>c<|end|>`, "", []Message{NewTextMessage(RoleAssistant, "a<|start|>b<|channel|>c")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := enc.ParseCompletion(specials(t, enc, tt.text), tt.role, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got  %#v\nwant %#v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	enc := mustEncoding(t)
+	tests := []struct {
+		name    string
+		tokens  []Token
+		role    Role
+		lenient bool
+		index   int
+		eos     bool
+		err     error
+	}{
+		{"token before start", specials(t, enc, "hello<|start|>"), "", false, 0, false, ErrUnexpectedToken},
+		{"stop token while expecting start", specials(t, enc, "<|start|>user<|message|>a<|end|><|end|>"), "", false, 5, false, ErrUnexpectedToken},
+		{"end inside header", specials(t, enc, "<|start|>assistant<|channel|>final"), "", false, 4, true, ErrUnexpectedEOS},
+		{"unknown role", specials(t, enc, "<|start|>robot<|message|>x<|end|>"), "", false, 2, false, ErrUnknownRole},
+		{"empty channel", specials(t, enc, "<|start|>assistant<|channel|> x<|message|>"), "", false, 4, false, ErrInvalidHeader},
+		{"junk in header", specials(t, enc, "<|start|>assistant to=a b c<|message|>"), "", false, 6, false, ErrInvalidHeader},
+		{"unknown id in header", []Token{TokenStart, 173781, 300000, TokenMessage}, "", false, 3, false, ErrUnknownToken},
+		{"invalid UTF-8 in header", []Token{TokenStart, 173781, 9552, TokenMessage}, "", false, 3, false, ErrInvalidUTF8},
+		{"no role word", []Token{TokenStart, TokenMessage}, "", false, 1, false, ErrInvalidHeader},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := enc.ParseCompletion(tt.tokens, tt.role, &ParseOptions{Lenient: tt.lenient})
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *ParseError", err)
+			}
+			if pe.Index != tt.index || pe.EOS != tt.eos || !errors.Is(err, tt.err) {
+				t.Errorf("got index %d eos %v err %v; want index %d eos %v err %v", pe.Index, pe.EOS, err, tt.index, tt.eos, tt.err)
+			}
+			if !strings.HasPrefix(err.Error(), "harmony: ") {
+				t.Errorf("message %q lacks the package prefix", err)
+			}
+		})
+	}
+}
+
+func TestParseLenientHeaderCutShort(t *testing.T) {
+	enc := mustEncoding(t)
+	toks := specials(t, enc, "<|channel|>commentary Hello there<|end|>")
+	if _, err := enc.ParseCompletion(toks, RoleAssistant, nil); err == nil {
+		t.Fatal("strict mode: want an error")
+	}
+	got, err := enc.ParseCompletion(toks, RoleAssistant, &ParseOptions{Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Message{NewTextMessage(RoleAssistant, "Hello there").WithChannel("commentary")}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %#v, want %#v", got, want)
+	}
+}
+
+// The streaming scenarios of the reference's own tests.
+func TestStreamUTF8(t *testing.T) {
+	enc := mustEncoding(t)
+	start := specials(t, enc, "<|start|>assistant<|message|>")
+	newParser := func() *StreamParser {
+		p, err := enc.NewStreamParser("", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tok := range start {
+			if err := p.Process(tok); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+
+	t.Run("character split across tokens waits", func(t *testing.T) {
+		p := newParser()
+		emoji := enc.EncodeOrdinary("💖")
+		if len(emoji) < 2 {
+			t.Fatalf("want a multi-token emoji, got %v", emoji)
+		}
+		p.Process(emoji[0])
+		if d, ok := p.LastContentDelta(); ok || p.CurrentContent() != "" {
+			t.Fatalf("after the first piece: delta %q %v, content %q", d, ok, p.CurrentContent())
+		}
+		for _, tok := range emoji[1:] {
+			p.Process(tok)
+		}
+		if d, ok := p.LastContentDelta(); !ok || d != "💖" || p.CurrentContent() != "💖" {
+			t.Fatalf("after the last piece: delta %q %v, content %q", d, ok, p.CurrentContent())
+		}
+	})
+	t.Run("partial bytes flushed at EOS", func(t *testing.T) {
+		p := newParser()
+		p.Process(9552)
+		for _, tok := range enc.EncodeOrdinary("Hi") {
+			p.Process(tok)
+		}
+		if err := p.ProcessEOS(); err != nil {
+			t.Fatal(err)
+		}
+		want := []Message{NewTextMessage(RoleAssistant, " \uFFFDHi")}
+		if !reflect.DeepEqual(p.Messages(), want) {
+			t.Errorf("got %#v, want %#v", p.Messages(), want)
+		}
+		if _, ok := p.LastContentDelta(); ok || p.CurrentContent() != "" {
+			t.Error("state left over after EOS")
+		}
+	})
+	t.Run("nothing leaks into the next message", func(t *testing.T) {
+		p := newParser()
+		toks := append([]Token{9552, 9552}, specials(t, enc, "<|end|><|start|>assistant<|message|>Hi<|end|>")...)
+		for _, tok := range toks {
+			if err := p.Process(tok); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := len(p.Messages()); n != 2 {
+			t.Fatalf("%d messages", n)
+		}
+		if got := p.Messages()[1]; !reflect.DeepEqual(got, NewTextMessage(RoleAssistant, "Hi")) {
+			t.Errorf("second message %#v", got)
+		}
+	})
+	t.Run("unknown id in content", func(t *testing.T) {
+		p := newParser()
+		for _, tok := range append(enc.EncodeOrdinary("Practice."), 0xFFFFFFFF, 24912) {
+			if err := p.Process(tok); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := p.ProcessEOS(); err != nil {
+			t.Fatal(err)
+		}
+		want := []Message{NewTextMessage(RoleAssistant, "Practice.\uFFFD")}
+		if !reflect.DeepEqual(p.Messages(), want) {
+			t.Errorf("got %#v, want %#v", p.Messages(), want)
+		}
+	})
+}
+
+func TestStreamParserReset(t *testing.T) {
+	enc := mustEncoding(t)
+	toks := specials(t, enc, "<|channel|>final<|message|>Hello<|return|>")
+	p, err := enc.NewStreamParser(RoleAssistant, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first []Message
+	for round := 0; round < 2; round++ {
+		for _, tok := range toks {
+			if err := p.Process(tok); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := p.ProcessEOS(); err != nil {
+			t.Fatal(err)
+		}
+		if round == 0 {
+			first = p.Messages()
+		} else if !reflect.DeepEqual(p.Messages(), first) {
+			t.Fatalf("after Reset: %#v, want %#v", p.Messages(), first)
+		}
+		if len(p.Tokens()) != len(toks) {
+			t.Fatalf("Tokens() has %d tokens, want %d", len(p.Tokens()), len(toks))
+		}
+		p.Reset()
+		if p.State() != StateHeader || p.CurrentRole() != RoleAssistant || len(p.Messages()) != 0 {
+			t.Fatalf("Reset left state %v role %q, %d messages", p.State(), p.CurrentRole(), len(p.Messages()))
+		}
+	}
+}

@@ -1,0 +1,230 @@
+package harmony
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func renderText(t *testing.T, enc *Encoding, toks []Token) string {
+	t.Helper()
+	s, err := enc.DecodeUTF8(toks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestRenderMessageHeaders(t *testing.T) {
+	enc := mustEncoding(t)
+	tests := []struct {
+		name string
+		msg  Message
+		want string
+	}{
+		{"user", NewTextMessage(RoleUser, "Hi"), "<|start|>user<|message|>Hi<|end|>"},
+		{"named user", NewTextMessage(RoleUser, "Hi").WithName("ann"), "<|start|>user:ann<|message|>Hi<|end|>"},
+		{"recipient all is not rendered", NewTextMessage(RoleUser, "Hi").WithRecipient("all"), "<|start|>user<|message|>Hi<|end|>"},
+		{"assistant to all still calls", NewTextMessage(RoleAssistant, "x").WithRecipient("all"), "<|start|>assistant<|message|>x<|call|>"},
+		{"tool call", NewTextMessage(RoleAssistant, `{"a":1}`).WithChannel("commentary").WithRecipient("functions.f").WithContentType("<|constrain|>json"),
+			`<|start|>assistant to=functions.f<|channel|>commentary <|constrain|>json<|message|>{"a":1}<|call|>`},
+		{"plain content type", NewTextMessage(RoleAssistant, "print(1)").WithRecipient("python").WithContentType("code"), "<|start|>assistant to=python code<|message|>print(1)<|call|>"},
+		{"tool reply", NewToolMessage("functions.f", "42").WithRecipient("assistant").WithChannel("commentary"), "<|start|>functions.f to=assistant<|channel|>commentary<|message|>42<|end|>"},
+		{"several parts", NewTextMessage(RoleUser, "a").WithContent(TextContent{Text: "b"}, &TextContent{Text: "c"}), "<|start|>user<|message|>abc<|end|>"},
+		{"empty system content", Message{Author: Author{Role: RoleSystem}, Content: []Content{SystemContent{}}}, "<|start|>system<|message|><|end|>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			toks, err := enc.RenderMessage(tt.msg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := renderText(t, enc, toks); got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRenderErrors(t *testing.T) {
+	enc := mustEncoding(t)
+	tests := []struct {
+		name  string
+		msgs  []Message
+		index int
+		err   error
+	}{
+		{"tool without name", []Message{NewTextMessage(RoleUser, "x"), {Author: Author{Role: RoleTool}, Content: []Content{TextContent{Text: "x"}}}}, 1, ErrMissingToolName},
+		{"system content in user message", []Message{{Author: Author{Role: RoleUser}, Content: []Content{NewSystemContent()}}}, 0, ErrMisplacedContent},
+		{"developer content in system message", []Message{{Author: Author{Role: RoleSystem}, Content: []Content{NewDeveloperContent()}}}, 0, ErrMisplacedContent},
+		{"unknown role", []Message{NewTextMessage("robot", "x")}, 0, ErrUnknownRole},
+		{"nil content part", []Message{{Author: Author{Role: RoleUser}, Content: []Content{nil}}}, 0, ErrUnsupportedContent},
+		{"bad effort", []Message{NewSystemMessage(NewSystemContent().WithReasoningEffort("Extreme"))}, 0, ErrUnsupportedContent},
+		{"bad schema", []Message{NewDeveloperMessage(NewDeveloperContent().WithFunctionTools(NewToolDescription("f", "d", json.RawMessage(`{"type":`))))}, 0, ErrInvalidSchema},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dst := []Token{1, 2, 3}
+			out, err := enc.AppendConversation(dst, NewConversation(tt.msgs...), nil)
+			var re *RenderError
+			if !errors.As(err, &re) || re.MessageIndex != tt.index || !errors.Is(err, tt.err) {
+				t.Fatalf("got %v, want a *RenderError for message %d wrapping %v", err, tt.index, tt.err)
+			}
+			if !strings.HasPrefix(err.Error(), "harmony: ") {
+				t.Errorf("message %q lacks the package prefix", err)
+			}
+			if !reflect.DeepEqual(out, dst) {
+				t.Errorf("dst changed on error: %v", out)
+			}
+		})
+	}
+	if _, err := enc.RenderConversationForCompletion(Conversation{}, "robot", nil); !errors.Is(err, ErrUnknownRole) {
+		t.Errorf("bad next role: %v", err)
+	}
+}
+
+func TestRenderAppendAndVariants(t *testing.T) {
+	enc := mustEncoding(t)
+	conv := NewConversation(
+		NewTextMessage(RoleUser, "What is 2 + 2?"),
+		NewTextMessage(RoleAssistant, "Easy.").WithChannel("analysis"),
+		NewTextMessage(RoleAssistant, "4").WithChannel("final"),
+	)
+	plain, err := enc.RenderConversation(conv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := renderText(t, enc, plain); got != "<|start|>user<|message|>What is 2 + 2?<|end|><|start|>assistant<|channel|>final<|message|>4<|end|>" {
+		t.Errorf("analysis not dropped: %q", got)
+	}
+	kept, _ := enc.RenderConversation(conv, &RenderOptions{KeepAnalysis: true})
+	if !strings.Contains(renderText(t, enc, kept), "Easy.") {
+		t.Error("KeepAnalysis dropped analysis")
+	}
+	training, _ := enc.RenderConversationForTraining(conv, nil)
+	if want := append(append([]Token(nil), plain[:len(plain)-1]...), TokenReturn); !reflect.DeepEqual(training, want) {
+		t.Errorf("training = %v, want %v", training, want)
+	}
+	completion, _ := enc.RenderConversationForCompletion(conv, RoleAssistant, nil)
+	if !reflect.DeepEqual(completion[:len(plain)], plain) || renderText(t, enc, completion[len(plain):]) != "<|start|>assistant" {
+		t.Errorf("completion suffix: %q", renderText(t, enc, completion[len(plain):]))
+	}
+	prefix := []Token{7, 8}
+	appended, _ := enc.AppendConversationForTraining(prefix, conv, nil)
+	if !reflect.DeepEqual(appended[:2], prefix) || !reflect.DeepEqual(appended[2:], training) {
+		t.Error("Append form does not append")
+	}
+	// A single message renders as a one-message conversation does.
+	one, _ := enc.RenderMessage(conv.Messages[0], nil)
+	if !reflect.DeepEqual(one, plain[:len(one)]) {
+		t.Error("RenderMessage differs from RenderConversation")
+	}
+}
+
+func TestFunctionToolsNote(t *testing.T) {
+	enc := mustEncoding(t)
+	note := "Calls to these tools must go to the commentary channel: 'functions'."
+	sys := NewSystemMessage(NewSystemContent())
+	withTools := NewDeveloperMessage(NewDeveloperContent().WithFunctionTools(NewToolDescription("f", "does f", nil)))
+	noTools := NewDeveloperMessage(NewDeveloperContent().WithInstructions("be brief").WithFunctionTools())
+	for _, tt := range []struct {
+		conv Conversation
+		want bool
+	}{
+		{NewConversation(sys, withTools), true},
+		{NewConversation(sys, noTools), false},
+		{NewConversation(sys), false},
+	} {
+		toks, err := enc.RenderConversation(tt.conv, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(renderText(t, enc, toks), note); got != tt.want {
+			t.Errorf("note present = %v, want %v", got, tt.want)
+		}
+	}
+	toks, _ := enc.RenderMessage(sys, &MessageOptions{ConversationHasFunctionTools: true})
+	if !strings.Contains(renderText(t, enc, toks), note) {
+		t.Error("MessageOptions.ConversationHasFunctionTools ignored")
+	}
+}
+
+func TestMessageJSON(t *testing.T) {
+	in := `{"messages":[` +
+		`{"role":"system","content":[{"type":"system_content","model_identity":"m","reasoning_effort":"High","conversation_start_date":"2025-06-28","knowledge_cutoff":"2024-06","channel_config":{"valid_channels":["analysis","final"],"channel_required":true},"tools":{"browser":{"name":"browser","description":null,"tools":[{"name":"search","description":"d","parameters":{"type":"object","properties":{"z":{"type":"string"},"a":{"type":"number"}}}}]}}}]},` +
+		`{"role":"developer","content":[{"type":"developer_content","instructions":"be brief"}]},` +
+		`{"role":"user","name":null,"content":"Hi"},` +
+		`{"role":"assistant","recipient":"functions.f","channel":"commentary","content_type":"<|constrain|>json","content":[{"type":"text","text":"{}"}]},` +
+		`{"role":"tool","name":"functions.f","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]}`
+	var c Conversation
+	if err := json.Unmarshal([]byte(in), &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Messages) != 5 || c.Messages[3].Text() != "{}" || c.Messages[4].Text() != "ab" || c.Messages[2].Name != "" {
+		t.Fatalf("decoded %+v", c)
+	}
+	sys := c.Messages[0].Content[0].(SystemContent)
+	if sys.ReasoningEffort != ReasoningHigh || string(sys.Tools["browser"].Tools[0].Parameters) != `{"type":"object","properties":{"z":{"type":"string"},"a":{"type":"number"}}}` {
+		t.Errorf("system content %+v", sys)
+	}
+	out, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Conversation
+	if err := json.Unmarshal(out, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, c) {
+		t.Errorf("round trip differs:\n%s", out)
+	}
+	// One text part is written as a string; unset fields are left out.
+	m, _ := json.Marshal(c.Messages[3])
+	if want := `{"role":"assistant","recipient":"functions.f","content":"{}","channel":"commentary","content_type":"\u003c|constrain|\u003ejson"}`; string(m) != want {
+		t.Errorf("got  %s\nwant %s", m, want)
+	}
+	var arr Conversation
+	if err := json.Unmarshal([]byte(`[{"role":"user","content":"x"}]`), &arr); err != nil || len(arr.Messages) != 1 {
+		t.Errorf("bare array: %v", err)
+	}
+	for _, bad := range []string{
+		`{"messages":[{"role":"robot","content":"x"}]}`,
+		`{"messages":[{"role":"user"}]}`,
+		`{"messages":[{"role":"user","content":[{"type":"image","url":"x"}]}]}`,
+		`{"messages":[{"role":"system","content":[{"type":"system_content","reasoning_effort":"Max"}]}]}`,
+		`{"messages":[{"role":"user","content":42}]}`,
+		`{"other":[]}`,
+	} {
+		var c Conversation
+		if err := json.Unmarshal([]byte(bad), &c); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+}
+
+func TestConstructors(t *testing.T) {
+	s := NewSystemContent()
+	if s.ModelIdentity != DefaultModelIdentity || s.ReasoningEffort != ReasoningMedium || s.KnowledgeCutoff != "2024-06" ||
+		!reflect.DeepEqual(s.ChannelConfig, &ChannelConfig{ValidChannels: []string{"analysis", "commentary", "final"}, ChannelRequired: true}) {
+		t.Errorf("defaults %+v", s)
+	}
+	withBrowser := s.WithBrowserTool()
+	if s.Tools != nil || len(withBrowser.Tools) != 1 {
+		t.Error("WithTools modified its receiver")
+	}
+	both := withBrowser.WithPythonTool()
+	if len(withBrowser.Tools) != 1 || len(both.Tools) != 2 {
+		t.Error("WithTools shares its map")
+	}
+	d := NewDeveloperContent().WithInstructions("x").WithFunctionTools(NewToolDescription("f", "", nil))
+	if d.Tools["functions"].Name != "functions" || len(d.Tools["functions"].Tools) != 1 {
+		t.Errorf("function tools %+v", d)
+	}
+	m := NewTextMessage(RoleUser, "a")
+	m2 := m.WithContent(TextContent{Text: "b"})
+	if len(m.Content) != 1 || m2.Text() != "ab" {
+		t.Error("WithContent shares its slice")
+	}
+}

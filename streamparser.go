@@ -1,0 +1,313 @@
+package harmony
+
+import (
+	"fmt"
+
+	"github.com/go-harmony/harmony/internal/utf8x"
+)
+
+// This file holds the one state machine behind both ParseCompletion and
+// StreamParser. Content is decoded incrementally: each token's bytes join a
+// small pending buffer, the valid UTF-8 prefix moves to the content, and at
+// most one invalid sequence per token becomes U+FFFD — the reference's exact
+// behaviour, which fixes what each delta is. Work per token is proportional to
+// the token, never to the message: the reference re-encodes the content after
+// every token; here the content is a growing byte buffer.
+
+// StreamParser parses a completion one token at a time. After each call to
+// [StreamParser.Process] its accessors report the message being read. It is
+// not safe for concurrent use. The zero value is not usable: create one with
+// [Encoding.NewStreamParser].
+//
+// Call order: Process for each sampled token, then ProcessEOS once when the
+// stream ends. After an error the parser's state is that of the reference
+// after the same error; call [StreamParser.Reset] to start over.
+type StreamParser struct {
+	enc      *Encoding
+	lenient  bool
+	keepToks bool
+	initial  Role
+
+	state    StreamState
+	nextRole Role // role of the next header, when the caller told it
+	header   []Token
+	cur      header
+	content  []byte
+	pending  []byte  // bytes of an incomplete UTF-8 sequence
+	stuck    []Token // tokens after an unknown id, which the reference never decodes
+	delta    string
+	hasDelta bool
+
+	messages []Message
+	tokens   []Token
+	index    int
+	errState StreamState // state when the last token arrived, for errors
+}
+
+// NewStreamParser returns a parser for a completion. With role set (usually
+// [RoleAssistant]), the first token is expected right after the rendered
+// "<|start|>{role}"; with role "", at a <|start|>. A nil opts means strict.
+func (e *Encoding) NewStreamParser(role Role, opts *ParseOptions) (*StreamParser, error) {
+	return e.newParser(role, opts, true)
+}
+
+func (e *Encoding) newParser(role Role, opts *ParseOptions, keepTokens bool) (*StreamParser, error) {
+	if role != "" && !role.Valid() {
+		return nil, fmt.Errorf("harmony: %w %q", ErrUnknownRole, role)
+	}
+	p := &StreamParser{enc: e, initial: role, keepToks: keepTokens}
+	if opts != nil {
+		p.lenient = opts.Lenient
+	}
+	p.Reset()
+	return p, nil
+}
+
+// Reset returns the parser to its initial state (the same role and options),
+// keeping its buffers for reuse. Messages returned before stay valid.
+func (p *StreamParser) Reset() {
+	p.state = StateExpectStart
+	p.nextRole = p.initial
+	if p.initial != "" {
+		p.state = StateHeader
+	}
+	p.header = p.header[:0]
+	p.cur = header{}
+	p.content = nil
+	p.pending = p.pending[:0]
+	p.stuck = p.stuck[:0]
+	p.delta, p.hasDelta = "", false
+	p.messages = nil
+	p.tokens = p.tokens[:0]
+	p.index = 0
+}
+
+// Process consumes one token. It returns a [*ParseError] if the token cannot
+// continue the stream.
+func (p *StreamParser) Process(t Token) error {
+	if p.keepToks {
+		p.tokens = append(p.tokens, t)
+	}
+	i := p.index
+	p.index++
+	if err := p.step(t, false); err != nil {
+		return &ParseError{Index: i, Token: t, State: p.errState, Err: err}
+	}
+	return nil
+}
+
+// ProcessEOS ends the stream: a message in progress is completed. The end of
+// the stream inside a header is an error.
+func (p *StreamParser) ProcessEOS() error {
+	if err := p.step(0, true); err != nil {
+		return &ParseError{Index: p.index, EOS: true, State: p.errState, Err: err}
+	}
+	return nil
+}
+
+func (p *StreamParser) step(t Token, eos bool) error {
+	p.errState = p.state
+	switch p.state {
+	case StateExpectStart:
+		if eos {
+			return nil
+		}
+		if t != TokenStart {
+			return fmt.Errorf("%w: want <|start|>", ErrUnexpectedToken)
+		}
+		p.state = StateHeader
+		p.header = p.header[:0]
+	case StateHeader:
+		switch {
+		case eos:
+			return fmt.Errorf("%w: inside a message header", ErrUnexpectedEOS)
+		case t == TokenMessage:
+			// As in the reference, a header that fails to parse leaves the
+			// parser waiting for the next <|start|>.
+			role := p.nextRole
+			p.state = StateExpectStart
+			text, err := p.headerText()
+			if err != nil {
+				return err
+			}
+			h, rest, hasRest, err := parseHeader(text, role, true)
+			if err != nil {
+				return err
+			}
+			if hasRest {
+				return fmt.Errorf("%w: unexpected %q in the header", ErrInvalidHeader, rest)
+			}
+			p.nextRole = ""
+			p.cur = h
+			p.content = nil
+			p.state = StateContent
+		case p.lenient && IsStopToken(t):
+			if p.nextRole != "" && len(p.header) > 0 {
+				text, err := p.headerText()
+				if err != nil {
+					return err
+				}
+				h, rest, _, err := parseHeader(text, p.nextRole, false)
+				if err != nil {
+					return err
+				}
+				p.messages = append(p.messages, h.message(rest))
+			}
+			p.state = StateExpectStart
+			p.nextRole = ""
+		default:
+			p.header = append(p.header, t)
+		}
+	case StateContent:
+		if eos || IsStopToken(t) {
+			p.finishMessage()
+			return nil
+		}
+		p.decodeContent(t)
+	}
+	return nil
+}
+
+// headerText decodes the header tokens, which must be known ids forming valid
+// UTF-8.
+func (p *StreamParser) headerText() (string, error) {
+	var b []byte
+	for _, t := range p.header {
+		var ok bool
+		if b, ok = p.enc.appendTokenBytes(b, t); !ok {
+			return "", fmt.Errorf("%w %d in the header", ErrUnknownToken, t)
+		}
+	}
+	if valid, errLen := utf8x.Check(b); valid != len(b) || errLen != 0 {
+		return "", fmt.Errorf("%w in the header at byte %d", ErrInvalidUTF8, valid)
+	}
+	return string(b), nil
+}
+
+// decodeContent adds one content token, exactly as the reference does: after
+// an unknown id nothing more is decoded until the message ends; otherwise the
+// valid prefix of the pending bytes becomes content and the delta, and one
+// invalid sequence, if the pending bytes start with one, becomes U+FFFD.
+func (p *StreamParser) decodeContent(t Token) {
+	p.delta, p.hasDelta = "", false
+	if len(p.stuck) > 0 {
+		p.stuck = append(p.stuck, t)
+		return
+	}
+	var ok bool
+	if p.pending, ok = p.enc.appendTokenBytes(p.pending, t); !ok {
+		p.stuck = append(p.stuck, t)
+		return
+	}
+	valid, errLen := utf8x.Check(p.pending)
+	start := len(p.content)
+	p.content = append(p.content, p.pending[:valid]...)
+	consumed := valid
+	if valid < len(p.pending) && errLen > 0 {
+		p.content = append(p.content, utf8x.Replacement...)
+		consumed += errLen
+	}
+	if len(p.content) > start {
+		p.delta, p.hasDelta = string(p.content[start:]), true
+	}
+	p.pending = append(p.pending[:0], p.pending[consumed:]...)
+}
+
+// finishMessage completes the message being read, as the reference does at a
+// stop token or the end of the stream: undecodable tokens become one U+FFFD,
+// then the pending bytes, repaired.
+func (p *StreamParser) finishMessage() {
+	text := p.content
+	if len(p.stuck) > 0 {
+		text = append(text, utf8x.Replacement...)
+	}
+	text = utf8x.AppendLossy(text, p.pending)
+	p.messages = append(p.messages, p.cur.message(string(text)))
+	p.state = StateExpectStart
+	p.cur = header{}
+	p.content = nil
+	p.pending = p.pending[:0]
+	p.stuck = p.stuck[:0]
+	p.delta, p.hasDelta = "", false
+}
+
+func (h header) message(text string) Message {
+	return Message{
+		Author:      Author{Role: h.role, Name: h.name},
+		Recipient:   h.recipient,
+		Channel:     h.channel,
+		ContentType: h.contentType,
+		Content:     []Content{TextContent{Text: text}},
+	}
+}
+
+// State returns the state of the parser's state machine.
+func (p *StreamParser) State() StreamState { return p.state }
+
+// CurrentRole returns the role of the message being read: known once its
+// header is complete, or from the start when the parser was told the role. It
+// is "" otherwise.
+func (p *StreamParser) CurrentRole() Role {
+	if p.state == StateContent {
+		return p.cur.role
+	}
+	return p.nextRole
+}
+
+// CurrentName returns the author name of the message being read (a tool's
+// name), or "".
+func (p *StreamParser) CurrentName() string {
+	if p.state == StateContent {
+		return p.cur.name
+	}
+	return ""
+}
+
+// CurrentChannel returns the channel of the message being read once its
+// header is complete, or "".
+func (p *StreamParser) CurrentChannel() string {
+	if p.state == StateContent {
+		return p.cur.channel
+	}
+	return ""
+}
+
+// CurrentRecipient returns the recipient of the message being read once its
+// header is complete, or "".
+func (p *StreamParser) CurrentRecipient() string {
+	if p.state == StateContent {
+		return p.cur.recipient
+	}
+	return ""
+}
+
+// CurrentContentType returns the content type of the message being read once
+// its header is complete, or "".
+func (p *StreamParser) CurrentContentType() string {
+	if p.state == StateContent {
+		return p.cur.contentType
+	}
+	return ""
+}
+
+// CurrentContent returns the content of the message being read so far (without
+// a UTF-8 sequence still incomplete), or "" outside of content.
+func (p *StreamParser) CurrentContent() string {
+	if p.state == StateContent {
+		return string(p.content)
+	}
+	return ""
+}
+
+// LastContentDelta returns the text the last token added to the content, and
+// false when it added none: outside of content, or when the token's bytes
+// only began a UTF-8 character.
+func (p *StreamParser) LastContentDelta() (string, bool) { return p.delta, p.hasDelta }
+
+// Messages returns the messages completed so far. The slice is shared with the
+// parser until the next call that changes it; copy it to keep it.
+func (p *StreamParser) Messages() []Message { return p.messages }
+
+// Tokens returns every token passed to Process since the parser was created or
+// reset.
+func (p *StreamParser) Tokens() []Token { return p.tokens }
