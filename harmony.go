@@ -70,6 +70,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Role is the role of a message's author.
@@ -384,7 +385,7 @@ func (c *Conversation) UnmarshalJSON(data []byte) error {
 	if len(data) > 0 && data[0] == '[' {
 		var msgs []Message
 		if err := json.Unmarshal(data, &msgs); err != nil {
-			return err
+			return wrapJSON("conversation", err)
 		}
 		c.Messages = msgs
 		return nil
@@ -393,13 +394,22 @@ func (c *Conversation) UnmarshalJSON(data []byte) error {
 		Messages *[]Message `json:"messages"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
+		return wrapJSON("conversation", err)
 	}
 	if raw.Messages == nil {
 		return errors.New("harmony: conversation: missing \"messages\"")
 	}
 	c.Messages = *raw.Messages
 	return nil
+}
+
+// wrapJSON gives a JSON error from the json package the package prefix; errors
+// that come from this package's own UnmarshalJSON methods have it already.
+func wrapJSON(what string, err error) error {
+	if strings.HasPrefix(err.Error(), "harmony: ") {
+		return err
+	}
+	return fmt.Errorf("harmony: %s: %w", what, err)
 }
 
 // messageJSON is the reference's wire form of a message: the author's fields
@@ -518,7 +528,7 @@ func marshalContent(c Content) ([]byte, error) {
 func (m *Message) UnmarshalJSON(data []byte) error {
 	var raw messageJSON
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return err
+		return wrapJSON("message", err)
 	}
 	if !raw.Role.Valid() {
 		return fmt.Errorf("harmony: message: %w %q", ErrUnknownRole, raw.Role)
@@ -545,7 +555,7 @@ func unmarshalContent(data json.RawMessage) ([]Content, error) {
 	if data[0] == '"' {
 		var s string
 		if err := json.Unmarshal(data, &s); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("harmony: message content: %w", err)
 		}
 		return []Content{TextContent{Text: s}}, nil
 	}
@@ -597,7 +607,7 @@ func unmarshalContent(data json.RawMessage) ([]Content, error) {
 func (r *ReasoningEffort) UnmarshalJSON(data []byte) error {
 	var s *string
 	if err := json.Unmarshal(data, &s); err != nil {
-		return err
+		return fmt.Errorf("harmony: reasoning effort: %w", err)
 	}
 	if s == nil {
 		*r = ""
@@ -620,7 +630,7 @@ func (r *ReasoningEffort) UnmarshalJSON(data []byte) error {
 func (r *Role) UnmarshalJSON(data []byte) error {
 	var s string
 	if err := json.Unmarshal(data, &s); err != nil {
-		return err
+		return fmt.Errorf("harmony: role: %w", err)
 	}
 	role, err := ParseRole(s)
 	if err != nil {
@@ -633,19 +643,32 @@ func (r *Role) UnmarshalJSON(data []byte) error {
 // Sentinel errors. Every error this package returns is typed or wraps one of
 // these, so callers can test for them with errors.Is.
 var (
-	ErrUnknownEncoding    = errors.New("unknown encoding")
-	ErrUnknownRole        = errors.New("unknown role")
-	ErrUnknownToken       = errors.New("unknown token id")
-	ErrUnknownSpecial     = errors.New("unknown special token")
-	ErrDisallowedSpecial  = errors.New("text contains a disallowed special token")
-	ErrInvalidUTF8        = errors.New("invalid UTF-8")
-	ErrUnexpectedToken    = errors.New("unexpected token")
-	ErrUnexpectedEOS      = errors.New("unexpected end of stream")
-	ErrInvalidHeader      = errors.New("invalid message header")
-	ErrMissingToolName    = errors.New("tool message without a name")
-	ErrMisplacedContent   = errors.New("content not allowed for the message's role")
+	// ErrUnknownEncoding: LoadEncoding was given a name it does not know.
+	ErrUnknownEncoding = errors.New("unknown encoding")
+	// ErrUnknownRole: a role name that is not one of the five roles.
+	ErrUnknownRole = errors.New("unknown role")
+	// ErrUnknownToken: a token id above LastSpecialToken.
+	ErrUnknownToken = errors.New("unknown token id")
+	// ErrUnknownSpecial: a name passed as a special token that is none.
+	ErrUnknownSpecial = errors.New("unknown special token")
+	// ErrDisallowedSpecial: text holds a special token's text that Encode was not allowed to encode.
+	ErrDisallowedSpecial = errors.New("text contains a disallowed special token")
+	// ErrInvalidUTF8: bytes that had to be valid UTF-8 are not.
+	ErrInvalidUTF8 = errors.New("invalid UTF-8")
+	// ErrUnexpectedToken: a token the parser cannot accept in its state.
+	ErrUnexpectedToken = errors.New("unexpected token")
+	// ErrUnexpectedEOS: the stream ended inside a message header.
+	ErrUnexpectedEOS = errors.New("unexpected end of stream")
+	// ErrInvalidHeader: a message header that cannot be read.
+	ErrInvalidHeader = errors.New("invalid message header")
+	// ErrMissingToolName: a tool message whose author has no name.
+	ErrMissingToolName = errors.New("tool message without a name")
+	// ErrMisplacedContent: system content outside a system message, or developer content outside a developer message.
+	ErrMisplacedContent = errors.New("content not allowed for the message's role")
+	// ErrUnsupportedContent: a content part or value the format has no rendering for.
 	ErrUnsupportedContent = errors.New("unsupported content")
-	ErrInvalidSchema      = errors.New("invalid tool parameter schema")
+	// ErrInvalidSchema: a tool's parameters are not valid JSON.
+	ErrInvalidSchema = errors.New("invalid tool parameter schema")
 )
 
 // EncodeError reports text that cannot be encoded as asked.
@@ -655,6 +678,7 @@ type EncodeError struct {
 	Err     error  // ErrDisallowedSpecial or ErrUnknownSpecial
 }
 
+// Error describes the problem, starting with "harmony: ".
 func (e *EncodeError) Error() string {
 	if e.Offset < 0 {
 		return fmt.Sprintf("harmony: encode: %v %q", e.Err, e.Special)
@@ -673,6 +697,7 @@ type DecodeError struct {
 	Err    error // ErrUnknownToken or ErrInvalidUTF8
 }
 
+// Error describes the problem, starting with "harmony: ".
 func (e *DecodeError) Error() string {
 	if e.Index < 0 {
 		return fmt.Sprintf("harmony: decode: %v at byte %d", e.Err, e.Offset)

@@ -28,6 +28,7 @@ const (
 	StateContent
 )
 
+// String returns the state's name as the reference spells it, e.g. "ExpectStart".
 func (s StreamState) String() string {
 	switch s {
 	case StateExpectStart:
@@ -49,6 +50,7 @@ type ParseError struct {
 	Err   error       // wraps ErrUnexpectedToken, ErrUnexpectedEOS, ErrInvalidHeader, ErrUnknownRole, ErrUnknownToken or ErrInvalidUTF8
 }
 
+// Error describes the problem, starting with "harmony: ".
 func (e *ParseError) Error() string {
 	if e.EOS {
 		return fmt.Sprintf("harmony: parse: at end of stream (index %d, state %s): %v", e.Index, e.State, e.Err)

@@ -33,6 +33,7 @@ type RenderError struct {
 	Err          error // wraps ErrMissingToolName, ErrMisplacedContent, ErrUnsupportedContent, ErrInvalidSchema, ErrUnknownRole
 }
 
+// Error describes the problem, starting with "harmony: ".
 func (e *RenderError) Error() string {
 	return fmt.Sprintf("harmony: render message %d: %v", e.MessageIndex, e.Err)
 }

@@ -228,3 +228,13 @@ func TestConstructors(t *testing.T) {
 		t.Error("WithContent shares its slice")
 	}
 }
+
+func TestJSONErrorsArePrefixed(t *testing.T) {
+	for _, bad := range []string{`{"messages":[{"role":"robot","content":"x"}]}`, `{"messages":[{"role":1}]}`, `[{"role":"user","content":[{"type":"text","text":5}]}]`, `{"messages":`} {
+		var c Conversation
+		err := json.Unmarshal([]byte(bad), &c)
+		if err == nil || (!strings.HasPrefix(err.Error(), "harmony: ") && !strings.HasPrefix(err.Error(), "unexpected end of JSON")) || strings.Count(err.Error(), "harmony: ") > 1 {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}

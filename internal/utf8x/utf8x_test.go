@@ -1,0 +1,67 @@
+package utf8x
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		in            string
+		valid, errLen int
+	}{
+		{"", 0, 0},
+		{"héllo 🌍", len("héllo 🌍"), 0},
+		{"ab\xE2\x82", 2, 0},           // incomplete at the end: more bytes could complete it
+		{"\xC2", 0, 0},                 // incomplete two-byte sequence
+		{"\xF0\x9F\x98A", 0, 3},        // maximal subpart of a four-byte sequence
+		{"\xE0\x80\x80", 0, 1},         // overlong: E0 needs A0..BF next
+		{"\xED\xA0\x80", 0, 1},         // surrogate: ED needs 80..9F next
+		{"\xF4\x90\x80\x80", 0, 1},     // above U+10FFFF
+		{"\xC0\xAF", 0, 1},             // never valid lead bytes
+		{"\xFF", 0, 1},                 //
+		{"a\x80", 1, 1},                // stray continuation byte
+		{"\xE2\x82A", 0, 2},            // three-byte sequence cut by ASCII
+		{"\xF0\x9F\x98\x80\xFF", 4, 1}, // valid emoji, then junk
+	}
+	for _, tt := range tests {
+		valid, errLen := Check([]byte(tt.in))
+		if valid != tt.valid || errLen != tt.errLen {
+			t.Errorf("Check(%q) = %d, %d; want %d, %d", tt.in, valid, errLen, tt.valid, tt.errLen)
+		}
+	}
+}
+
+func TestAppendLossy(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain", "plain"},
+		{"\xF0\x9F\x98A", "\uFFFDA"},
+		{"a\xFF\xFEb", "a\uFFFD\uFFFDb"},
+		{"\xE2\x82", "\uFFFD"},
+		{"x\xED\xA0\x80y", "x\uFFFD\uFFFD\uFFFDy"},
+		{"\xE0\x80\x80", "\uFFFD\uFFFD\uFFFD"},
+	}
+	for _, tt := range tests {
+		if got := string(AppendLossy([]byte(">"), []byte(tt.in))); got != ">"+tt.want {
+			t.Errorf("AppendLossy(%q) = %q, want %q", tt.in, got, ">"+tt.want)
+		}
+	}
+}
+
+// FuzzCheck compares Check with unicode/utf8 on what both define: the valid
+// prefix, and that the repaired text is valid.
+func FuzzCheck(f *testing.F) {
+	f.Add([]byte("\xF0\x9F\x98A\xE2\x82"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		valid, errLen := Check(b)
+		if !utf8.Valid(b[:valid]) || valid > len(b) || valid+errLen > len(b) {
+			t.Fatalf("Check(%q) = %d, %d", b, valid, errLen)
+		}
+		if (valid == len(b)) != utf8.Valid(b) {
+			t.Fatalf("Check(%q) = %d disagrees with utf8.Valid", b, valid)
+		}
+		if !utf8.Valid(AppendLossy(nil, b)) {
+			t.Fatalf("AppendLossy(%q) is not valid UTF-8", b)
+		}
+	})
+}
