@@ -1,0 +1,565 @@
+// Command harmony renders and parses OpenAI's harmony prompt format from the
+// command line, reading JSON and writing JSON Lines, for scripts and for
+// testing other implementations against this one.
+//
+// Usage:
+//
+//	harmony render [--mode completion|conversation|training] [--role ROLE] [--keep-analysis] [--text]
+//	harmony parse  [--role ROLE|none] [--lenient]
+//	harmony stream [--role ROLE|none] [--lenient]
+//	harmony encode [--special]
+//	harmony count  [--special]
+//	harmony decode
+//
+// Flags may be written with one dash or two. ROLE is one of system,
+// developer, user, assistant and tool.
+//
+// # Line modes
+//
+// render, parse, stream and decode read one JSON value per input line and
+// write exactly one JSON line per input line, in order. Blank lines (empty or
+// only white space) are skipped and produce no output line. Lines may be of any
+// length. A line that cannot be handled (invalid JSON, a token id that is not
+// an integer from 0 to 4294967295, a conversation that cannot be rendered,
+// tokens that do not parse) produces {"error":"message"} for that line only,
+// and processing goes on with the next line.
+//
+// render reads a conversation, {"messages":[...]} or a bare array of messages
+// in the reference implementation's JSON, and writes its tokens as a JSON
+// array of ids. --mode completion (the default) renders for inference and
+// appends "<|start|>ROLE" for the turn to be sampled, ROLE given by --role
+// (default assistant); --mode conversation renders the messages only; --mode
+// training renders for a dataset (a final answer ends in <|return|>).
+// --keep-analysis keeps analysis messages that are dropped by default once
+// the conversation ends in a final answer. --text writes the rendered text
+// (decoded from the tokens) as a JSON string instead of the ids.
+//
+// parse reads a JSON array of token ids and writes the parsed messages as a
+// JSON array of messages in the reference's JSON. --role ROLE says that the
+// tokens start right after a rendered "<|start|>ROLE" (inside the first
+// header); the default, none, means they start at a <|start|>. --lenient turns
+// on the reference's non-strict mode.
+//
+// stream reads a JSON array of token ids, feeds them one at a time to a
+// stream parser (flags as for parse) and writes
+//
+//	{"steps":[STEP,...],"messages":[...]}
+//
+// with one STEP per token processed, the parser's state after it,
+//
+//	{"token":ID,"role":R,"channel":C,"recipient":T,"content_type":CT,"delta":D}
+//
+// then one for the end of the stream, {"eos":true,"role":...,"delta":D}.
+// Fields that are unknown or empty, and a delta when the token added no text,
+// are null. messages are the messages completed. When token k is rejected (k
+// = the number of tokens for the end of the stream), the steps stop before k,
+// messages are those completed before the error, and the object gets
+// "error":{"index":k,"message":"..."}.
+//
+// decode reads a JSON array of token ids and writes their text as a JSON
+// string; invalid UTF-8 becomes U+FFFD (an unknown id is an error).
+//
+// # Whole-input modes
+//
+// encode reads all of standard input as one text, every byte of it including
+// a trailing newline, and writes its tokens as one JSON array; invalid UTF-8
+// is encoded as U+FFFD. The text of special tokens is encoded as ordinary
+// text, unless --special makes it the special tokens. count writes the number
+// of those tokens as a JSON number.
+//
+// # Output and exit status
+//
+// Standard output carries only the JSON lines; "<", ">" and "&" are written
+// literally. Diagnostics go to standard error. Output is buffered, and
+// flushed whenever the command is about to wait for more input (and at exit):
+// a program that writes a line and waits gets its answer at once, while bulk
+// input is not slowed down by a write per line.
+//
+// The exit status is 0 when every line succeeded, 1 when any line produced
+// an error (an {"error":...} line, or a stream object with "error") or input
+// or output failed, and 2 for a usage error: no or an unknown subcommand,
+// unknown flags, a bad flag value or unexpected arguments. -h prints help and
+// exits 0.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/go-harmony/harmony"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `usage: harmony <command> [flags]
+
+Commands (see "harmony <command> -h"):
+  render   conversation JSON per line -> token ids (or text) per line
+  parse    token ids per line -> messages per line
+  stream   token ids per line -> stream parser states and messages per line
+  encode   all of stdin as text -> token ids
+  count    all of stdin as text -> number of tokens
+  decode   token ids per line -> text per line
+
+ROLE is system, developer, user, assistant or tool. Line commands skip blank
+lines and write one JSON line per other input line, {"error":"..."} for a line
+that fails. Exit status: 0 ok, 1 some line or I/O failed, 2 usage error.
+`
+
+// command is one subcommand: its flags and what it does once they are parsed.
+type command struct {
+	synopsis string
+	setup    func(fs *flag.FlagSet) func(c *cli) error // registers flags; returns the action
+}
+
+var commands = map[string]command{
+	"render": {
+		synopsis: "render [--mode completion|conversation|training] [--role ROLE] [--keep-analysis] [--text]\n\n" +
+			"Reads one conversation per line ({\"messages\":[...]} or a bare array) and writes\n" +
+			"its token ids as a JSON array, or with --text the rendered text as a JSON string.\n" +
+			"Blank lines are skipped.",
+		setup: setupRender,
+	},
+	"parse": {
+		synopsis: "parse [--role ROLE|none] [--lenient]\n\n" +
+			"Reads one JSON array of token ids per line and writes the parsed messages as a\n" +
+			"JSON array. Blank lines are skipped.",
+		setup: setupParse,
+	},
+	"stream": {
+		synopsis: "stream [--role ROLE|none] [--lenient]\n\n" +
+			"Reads one JSON array of token ids per line, feeds them to a stream parser and\n" +
+			"writes {\"steps\":[...],\"messages\":[...]} (plus \"error\":{\"index\":k,\"message\":...}\n" +
+			"when token k, or the end of the stream at k = number of tokens, is rejected).\n" +
+			"Each step is {\"token\":id|\"eos\":true,\"role\",\"channel\",\"recipient\",\"content_type\",\"delta\"},\n" +
+			"null when unknown. Blank lines are skipped.",
+		setup: setupStream,
+	},
+	"encode": {
+		synopsis: "encode [--special]\n\n" +
+			"Encodes all of standard input (trailing newline included) as one text and\n" +
+			"writes its token ids as a JSON array. Special-token text is ordinary text\n" +
+			"unless --special.",
+		setup: func(fs *flag.FlagSet) func(*cli) error { return setupEncode(fs, false) },
+	},
+	"count": {
+		synopsis: "count [--special]\n\n" +
+			"Like encode, but writes the number of tokens.",
+		setup: func(fs *flag.FlagSet) func(*cli) error { return setupEncode(fs, true) },
+	},
+	"decode": {
+		synopsis: "decode\n\n" +
+			"Reads one JSON array of token ids per line and writes the text as a JSON\n" +
+			"string (invalid UTF-8 becomes U+FFFD). Blank lines are skipped.",
+		setup: setupDecode,
+	},
+}
+
+// cli is the state of one run: the encoding, input and output.
+type cli struct {
+	enc    *harmony.Encoding
+	stdin  io.Reader
+	out    *lineWriter
+	failed bool // some line failed
+}
+
+// run is the whole command: it returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stderr, usage)
+		return 0
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "harmony: unknown command %q\n\n%s", name, usage)
+		return 2
+	}
+	fs := flag.NewFlagSet("harmony "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: harmony %s\n\nFlags:\n", cmd.synopsis)
+		fs.PrintDefaults()
+	}
+	action := cmd.setup(fs)
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2 // the flag package has reported the error and the usage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "harmony %s: unexpected argument %q\n", name, fs.Arg(0))
+		fs.Usage()
+		return 2
+	}
+
+	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
+	if err != nil {
+		fmt.Fprintf(stderr, "harmony %s: %v\n", name, err)
+		return 1
+	}
+	c := &cli{enc: enc, stdin: stdin, out: newLineWriter(stdout)}
+	err = action(c)
+	if ferr := c.out.flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "harmony %s: %v\n", name, err)
+		return 1
+	}
+	if c.failed {
+		return 1
+	}
+	return 0
+}
+
+// roleValue is a --role flag: a role name or, with allowNone, "none" for the
+// unknown role "".
+type roleValue struct {
+	role      harmony.Role
+	allowNone bool
+}
+
+func (v *roleValue) String() string {
+	if v.role == "" {
+		return "none"
+	}
+	return string(v.role)
+}
+
+func (v *roleValue) Set(s string) error {
+	if v.allowNone && s == "none" {
+		v.role = ""
+		return nil
+	}
+	if !harmony.Role(s).Valid() {
+		if v.allowNone {
+			return errors.New("want system, developer, user, assistant, tool or none")
+		}
+		return errors.New("want system, developer, user, assistant or tool")
+	}
+	v.role = harmony.Role(s)
+	return nil
+}
+
+// modeValue is render's --mode flag.
+type modeValue string
+
+func (v *modeValue) String() string { return string(*v) }
+
+func (v *modeValue) Set(s string) error {
+	switch s {
+	case "completion", "conversation", "training":
+		*v = modeValue(s)
+		return nil
+	}
+	return errors.New("want completion, conversation or training")
+}
+
+func setupRender(fs *flag.FlagSet) func(*cli) error {
+	mode := modeValue("completion")
+	role := roleValue{role: harmony.RoleAssistant}
+	fs.Var(&mode, "mode", "`MODE`: completion, conversation or training")
+	fs.Var(&role, "role", "the `ROLE` of the turn to be sampled (completion mode only)")
+	keep := fs.Bool("keep-analysis", false, "keep analysis messages that are dropped by default")
+	text := fs.Bool("text", false, "write the rendered text as a JSON string instead of token ids")
+	return func(c *cli) error {
+		opts := &harmony.RenderOptions{KeepAnalysis: *keep}
+		render := func(conv harmony.Conversation) ([]harmony.Token, error) {
+			switch mode {
+			case "conversation":
+				return c.enc.RenderConversation(conv, opts)
+			case "training":
+				return c.enc.RenderConversationForTraining(conv, opts)
+			}
+			return c.enc.RenderConversationForCompletion(conv, role.role, opts)
+		}
+		return c.eachLine(func(line []byte) (any, error) {
+			var conv harmony.Conversation
+			if err := json.Unmarshal(line, &conv); err != nil {
+				return nil, fmt.Errorf("invalid conversation: %w", err)
+			}
+			toks, err := render(conv)
+			if err != nil {
+				return nil, err
+			}
+			if *text {
+				return c.enc.Decode(toks)
+			}
+			return ids(toks), nil
+		})
+	}
+}
+
+// parseFlags registers the flags of parse and stream.
+func parseFlags(fs *flag.FlagSet) (role *roleValue, lenient *bool) {
+	role = &roleValue{allowNone: true}
+	fs.Var(role, "role", "the `ROLE` whose header the tokens start in, right after \"<|start|>ROLE\";\nnone (the default) when they start at <|start|>")
+	lenient = fs.Bool("lenient", false, "parse in the reference's non-strict mode")
+	return role, lenient
+}
+
+func setupParse(fs *flag.FlagSet) func(*cli) error {
+	role, lenient := parseFlags(fs)
+	return func(c *cli) error {
+		opts := &harmony.ParseOptions{Lenient: *lenient}
+		return c.eachLine(func(line []byte) (any, error) {
+			toks, err := parseIDs(line)
+			if err != nil {
+				return nil, err
+			}
+			msgs, err := c.enc.ParseCompletion(toks, role.role, opts)
+			if err != nil {
+				return nil, err
+			}
+			return messages(msgs), nil
+		})
+	}
+}
+
+// streamResult is the output of stream for one line.
+type streamResult struct {
+	Steps    []streamStep      `json:"steps"`
+	Messages []harmony.Message `json:"messages"`
+	Error    *streamError      `json:"error,omitempty"`
+}
+
+// streamStep is the parser's state after one token, or after the end of the
+// stream (EOS); nil fields are unknown.
+type streamStep struct {
+	Token       *harmony.Token `json:"token,omitempty"`
+	EOS         bool           `json:"eos,omitempty"`
+	Role        *string        `json:"role"`
+	Channel     *string        `json:"channel"`
+	Recipient   *string        `json:"recipient"`
+	ContentType *string        `json:"content_type"`
+	Delta       *string        `json:"delta"`
+}
+
+type streamError struct {
+	Index   int    `json:"index"`
+	Message string `json:"message"`
+}
+
+func setupStream(fs *flag.FlagSet) func(*cli) error {
+	role, lenient := parseFlags(fs)
+	return func(c *cli) error {
+		p, err := c.enc.NewStreamParser(role.role, &harmony.ParseOptions{Lenient: *lenient})
+		if err != nil {
+			return err
+		}
+		return c.eachLine(func(line []byte) (any, error) {
+			toks, err := parseIDs(line)
+			if err != nil {
+				return nil, err
+			}
+			p.Reset()
+			res := streamResult{Steps: make([]streamStep, 0, len(toks)+1)}
+			fail := func(index int, err error) {
+				var pe *harmony.ParseError
+				if errors.As(err, &pe) {
+					index = pe.Index
+				}
+				res.Error = &streamError{Index: index, Message: err.Error()}
+				c.failed = true
+			}
+			for i := range toks {
+				if err := p.Process(toks[i]); err != nil {
+					fail(i, err)
+					break
+				}
+				res.Steps = append(res.Steps, stepOf(p, &toks[i]))
+			}
+			if res.Error == nil {
+				if err := p.ProcessEOS(); err != nil {
+					fail(len(toks), err)
+				} else {
+					res.Steps = append(res.Steps, stepOf(p, nil))
+				}
+			}
+			res.Messages = messages(p.Messages())
+			return res, nil
+		})
+	}
+}
+
+// stepOf returns the parser's state after tok, or after the end of the
+// stream when tok is nil.
+func stepOf(p *harmony.StreamParser, tok *harmony.Token) streamStep {
+	s := streamStep{
+		Token:       tok,
+		EOS:         tok == nil,
+		Role:        optional(string(p.CurrentRole())),
+		Channel:     optional(p.CurrentChannel()),
+		Recipient:   optional(p.CurrentRecipient()),
+		ContentType: optional(p.CurrentContentType()),
+	}
+	if d, ok := p.LastContentDelta(); ok {
+		s.Delta = &d
+	}
+	return s
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func setupEncode(fs *flag.FlagSet, count bool) func(*cli) error {
+	special := fs.Bool("special", false, "turn the text of special tokens into those tokens")
+	return func(c *cli) error {
+		data, err := io.ReadAll(c.stdin)
+		if err != nil {
+			return fmt.Errorf("reading standard input: %w", err)
+		}
+		var toks []harmony.Token
+		if *special {
+			toks = c.enc.EncodeWithSpecialTokens(string(data))
+		} else {
+			toks = c.enc.EncodeOrdinary(string(data))
+		}
+		if count {
+			return c.out.write(len(toks))
+		}
+		return c.out.write(ids(toks))
+	}
+}
+
+func setupDecode(fs *flag.FlagSet) func(*cli) error {
+	return func(c *cli) error {
+		return c.eachLine(func(line []byte) (any, error) {
+			toks, err := parseIDs(line)
+			if err != nil {
+				return nil, err
+			}
+			return c.enc.Decode(toks)
+		})
+	}
+}
+
+// ids returns toks, or an empty slice for nil, so that no tokens are written
+// as [] rather than null.
+func ids(toks []harmony.Token) []harmony.Token {
+	if toks == nil {
+		return []harmony.Token{}
+	}
+	return toks
+}
+
+// messages returns msgs, or an empty slice for nil, so that no messages are
+// written as [] rather than null.
+func messages(msgs []harmony.Message) []harmony.Message {
+	if msgs == nil {
+		return []harmony.Message{}
+	}
+	return msgs
+}
+
+// parseIDs reads a JSON array of token ids: integers from 0 to 2^32-1.
+func parseIDs(line []byte) ([]harmony.Token, error) {
+	if line[0] != '[' {
+		return nil, errors.New("invalid input: want a JSON array of token ids")
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal(line, &raw); err != nil {
+		return nil, fmt.Errorf("invalid input: %w", err)
+	}
+	toks := make([]harmony.Token, len(raw))
+	for i, r := range raw {
+		n, err := strconv.ParseUint(string(r), 10, 32)
+		if err != nil {
+			return nil, fmt.Errorf("invalid token id %s at index %d: want an integer from 0 to %d", r, i, uint32(1<<32-1))
+		}
+		toks[i] = harmony.Token(n)
+	}
+	return toks, nil
+}
+
+// eachLine runs fn on every non-blank line of standard input (white space
+// trimmed) and writes its result, or {"error":...} when it fails, as one JSON
+// line. It stops early only when input or output fails.
+func (c *cli) eachLine(fn func(line []byte) (any, error)) error {
+	r := bufio.NewReaderSize(c.stdin, 1<<16)
+	for {
+		// Flush before a read that may block: a client that writes a line
+		// and waits gets its answer, and bulk input costs one flush per
+		// buffer of input, not one per line.
+		if r.Buffered() == 0 {
+			if err := c.out.flush(); err != nil {
+				return err
+			}
+		}
+		line, rerr := r.ReadBytes('\n')
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			v, err := fn(line)
+			if err != nil {
+				c.failed = true
+				v = errorLine{Error: err.Error()}
+			}
+			if err := c.out.write(v); err != nil {
+				return err
+			}
+		}
+		if rerr == io.EOF {
+			return nil
+		}
+		if rerr != nil {
+			return fmt.Errorf("reading standard input: %w", rerr)
+		}
+	}
+}
+
+type errorLine struct {
+	Error string `json:"error"`
+}
+
+// lineWriter writes JSON values, one per line, with "<", ">" and "&"
+// unescaped, to a buffered writer.
+type lineWriter struct {
+	w   *bufio.Writer
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func newLineWriter(w io.Writer) *lineWriter {
+	lw := &lineWriter{w: bufio.NewWriterSize(w, 1<<16)}
+	lw.enc = json.NewEncoder(&lw.buf)
+	lw.enc.SetEscapeHTML(false)
+	return lw
+}
+
+// write writes v as one JSON line.
+func (lw *lineWriter) write(v any) error {
+	lw.buf.Reset()
+	if err := lw.enc.Encode(v); err != nil {
+		return err
+	}
+	if _, err := lw.w.Write(lw.buf.Bytes()); err != nil {
+		return fmt.Errorf("writing standard output: %w", err)
+	}
+	return nil
+}
+
+func (lw *lineWriter) flush() error {
+	if err := lw.w.Flush(); err != nil {
+		return fmt.Errorf("writing standard output: %w", err)
+	}
+	return nil
+}
