@@ -1,55 +1,33 @@
 package harmony
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/go-harmony/harmony/internal/conformance"
 )
 
 // conformanceCase is one line of testdata/conformance/*.jsonl: outputs of the
 // reference implementation (see testdata/conformance/README.md).
-type conformanceCase struct {
-	ID           string            `json:"id"`
-	Op           string            `json:"op"`
-	Role         *string           `json:"role"`
-	AutoDrop     *bool             `json:"auto_drop"`
-	Strict       *bool             `json:"strict"`
-	Conversation json.RawMessage   `json:"conversation"`
-	Tokens       []Token           `json:"tokens"`
-	ExpectTokens []Token           `json:"expect_tokens"`
-	ExpectMsgs   []json.RawMessage `json:"expect_messages"`
-	ExpectError  bool              `json:"expect_error"`
-	ExpectSteps  [][5]*string      `json:"expect_steps"`
-	ExpectErrAt  *int              `json:"expect_error_at"`
-}
+type conformanceCase = conformance.Case
 
 func loadConformance(t testing.TB, name string) []conformanceCase {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "conformance", name))
+	cases, err := conformance.Load(filepath.Join("testdata", "conformance", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []conformanceCase
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	for sc.Scan() {
-		var c conformanceCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		out = append(out, c)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(out) == 0 {
-		t.Fatalf("%s: no cases", name)
+	return cases
+}
+
+func tokens(ids []uint32) []Token {
+	out := make([]Token, len(ids))
+	for i, id := range ids {
+		out[i] = Token(id)
 	}
 	return out
 }
@@ -63,15 +41,15 @@ func mustEncoding(t testing.TB) *Encoding {
 	return enc
 }
 
-func (c *conformanceCase) role() Role {
+func caseRole(c *conformanceCase) Role {
 	if c.Role == nil {
 		return ""
 	}
 	return Role(*c.Role)
 }
 
-func (c *conformanceCase) parseOptions() *ParseOptions {
-	return &ParseOptions{Lenient: c.Strict != nil && !*c.Strict}
+func caseParseOptions(c *conformanceCase) *ParseOptions {
+	return &ParseOptions{Lenient: c.Lenient()}
 }
 
 // runRender renders a render case through the Go API.
@@ -80,49 +58,29 @@ func runRender(enc *Encoding, c *conformanceCase) ([]Token, error) {
 	if err := json.Unmarshal(c.Conversation, &conv); err != nil {
 		return nil, err
 	}
-	opts := &RenderOptions{KeepAnalysis: c.AutoDrop != nil && !*c.AutoDrop}
+	opts := &RenderOptions{KeepAnalysis: c.KeepAnalysis()}
 	switch c.Op {
 	case "render":
 		return enc.RenderConversation(conv, opts)
 	case "render_training":
 		return enc.RenderConversationForTraining(conv, opts)
 	case "render_completion":
-		return enc.RenderConversationForCompletion(conv, c.role(), opts)
+		return enc.RenderConversationForCompletion(conv, caseRole(c), opts)
 	}
 	return nil, errors.New("unknown op " + c.Op)
 }
 
 // normalizeMessages turns messages into generic JSON values compared the way
-// the conformance README says: null fields dropped, a single text part equal
-// to a string.
+// the conformance README says.
 func normalizeMessages(t testing.TB, msgs any) []any {
 	t.Helper()
 	b, err := json.Marshal(msgs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v []any
-	if err := json.Unmarshal(b, &v); err != nil {
+	v, err := conformance.NormalizeMessages(b)
+	if err != nil {
 		t.Fatal(err)
-	}
-	for _, m := range v {
-		obj, ok := m.(map[string]any)
-		if !ok {
-			continue
-		}
-		for k, x := range obj {
-			if x == nil {
-				delete(obj, k)
-			}
-		}
-		if parts, ok := obj["content"].([]any); ok && len(parts) == 1 {
-			if p, ok := parts[0].(map[string]any); ok && p["type"] == "text" {
-				obj["content"] = p["text"]
-			}
-		}
-	}
-	if v == nil {
-		v = []any{}
 	}
 	return v
 }
@@ -139,11 +97,11 @@ func checkConformanceFile(t *testing.T, name string) {
 				t.Errorf("%s: %v", c.ID, err)
 				continue
 			}
-			if !reflect.DeepEqual(got, c.ExpectTokens) {
-				t.Errorf("%s: tokens differ\n got %v\nwant %v", c.ID, got, c.ExpectTokens)
+			if want := tokens(c.ExpectTokens); !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: tokens differ\n got %v\nwant %v", c.ID, got, want)
 			}
 		case "parse":
-			got, err := enc.ParseCompletion(c.Tokens, c.role(), c.parseOptions())
+			got, err := enc.ParseCompletion(tokens(c.Tokens), caseRole(c), caseParseOptions(c))
 			if c.ExpectError {
 				if err == nil {
 					t.Errorf("%s: want an error, got %d messages", c.ID, len(got))
@@ -194,14 +152,14 @@ func showStep(s [5]*string) string {
 }
 
 func checkStreamCase(t *testing.T, enc *Encoding, c *conformanceCase) {
-	p, err := enc.NewStreamParser(c.role(), c.parseOptions())
+	p, err := enc.NewStreamParser(caseRole(c), caseParseOptions(c))
 	if err != nil {
 		t.Fatalf("%s: %v", c.ID, err)
 	}
 	errAt := -1
 	var steps [][5]*string
 	for i, tok := range c.Tokens {
-		if err := p.Process(tok); err != nil {
+		if err := p.Process(Token(tok)); err != nil {
 			errAt = i
 			var pe *ParseError
 			if !errors.As(err, &pe) || pe.Index != i {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/conformance"
 )
 
 // runCLI runs the command in-process.
@@ -39,20 +39,7 @@ func outputLines(t testing.TB, stdout string) []string {
 }
 
 // conformanceCase is one line of testdata/conformance/*.jsonl.
-type conformanceCase struct {
-	ID           string            `json:"id"`
-	Op           string            `json:"op"`
-	Role         *string           `json:"role"`
-	AutoDrop     *bool             `json:"auto_drop"`
-	Strict       *bool             `json:"strict"`
-	Conversation json.RawMessage   `json:"conversation"`
-	Tokens       []uint32          `json:"tokens"`
-	ExpectTokens []uint32          `json:"expect_tokens"`
-	ExpectMsgs   []json.RawMessage `json:"expect_messages"`
-	ExpectError  bool              `json:"expect_error"`
-	ExpectSteps  [][5]*string      `json:"expect_steps"`
-	ExpectErrAt  *int              `json:"expect_error_at"`
-}
+type conformanceCase = conformance.Case
 
 func loadConformance(t *testing.T) []conformanceCase {
 	t.Helper()
@@ -62,26 +49,17 @@ func loadConformance(t *testing.T) []conformanceCase {
 	}
 	var out []conformanceCase
 	for _, name := range files {
-		data, err := os.ReadFile(name)
+		cases, err := conformance.Load(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, line := range bytes.Split(data, []byte("\n")) {
-			if len(bytes.TrimSpace(line)) == 0 {
-				continue
-			}
-			var c conformanceCase
-			if err := json.Unmarshal(line, &c); err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			out = append(out, c)
-		}
+		out = append(out, cases...)
 	}
 	return out
 }
 
 // args returns the command line that runs c, and its input line.
-func (c *conformanceCase) args(t *testing.T) (args []string, input string) {
+func caseArgs(t *testing.T, c *conformanceCase) (args []string, input string) {
 	t.Helper()
 	switch c.Op {
 	case "render", "render_training", "render_completion":
@@ -91,7 +69,7 @@ func (c *conformanceCase) args(t *testing.T) (args []string, input string) {
 		if c.Op == "render_completion" {
 			args = append(args, "--role", *c.Role)
 		}
-		if c.AutoDrop != nil && !*c.AutoDrop {
+		if c.KeepAnalysis() {
 			args = append(args, "--keep-analysis")
 		}
 		var b bytes.Buffer
@@ -105,7 +83,7 @@ func (c *conformanceCase) args(t *testing.T) (args []string, input string) {
 			role = *c.Role
 		}
 		args = []string{c.Op, "--role", role}
-		if c.Strict != nil && !*c.Strict {
+		if c.Lenient() {
 			args = append(args, "--lenient")
 		}
 		b, err := json.Marshal(c.Tokens)
@@ -119,32 +97,12 @@ func (c *conformanceCase) args(t *testing.T) (args []string, input string) {
 }
 
 // normalizeMessages decodes a JSON array of messages the way the conformance
-// README compares them: null fields dropped, a single text part equal to a
-// string.
+// README compares them.
 func normalizeMessages(t *testing.T, data []byte) []any {
 	t.Helper()
-	var v []any
-	if err := json.Unmarshal(data, &v); err != nil {
+	v, err := conformance.NormalizeMessages(data)
+	if err != nil {
 		t.Fatalf("messages %s: %v", data, err)
-	}
-	for _, m := range v {
-		obj, ok := m.(map[string]any)
-		if !ok {
-			continue
-		}
-		for k, x := range obj {
-			if x == nil {
-				delete(obj, k)
-			}
-		}
-		if parts, ok := obj["content"].([]any); ok && len(parts) == 1 {
-			if p, ok := parts[0].(map[string]any); ok && p["type"] == "text" {
-				obj["content"] = p["text"]
-			}
-		}
-	}
-	if v == nil {
-		v = []any{}
 	}
 	return v
 }
@@ -170,7 +128,7 @@ func TestConformance(t *testing.T) {
 	batches := map[string]*batch{}
 	for i := range cases {
 		c := &cases[i]
-		args, input := c.args(t)
+		args, input := caseArgs(t, c)
 		key := strings.Join(args, " ")
 		b := batches[key]
 		if b == nil {
