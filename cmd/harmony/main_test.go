@@ -656,8 +656,8 @@ func TestBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	parse.Stdin = pipe
-	var out, errs bytes.Buffer
-	parse.Stdout, parse.Stderr, render.Stderr = &out, &errs, &errs
+	var out, renderErrs, parseErrs bytes.Buffer // one buffer per process: they write concurrently
+	parse.Stdout, parse.Stderr, render.Stderr = &out, &parseErrs, &renderErrs
 	if err := render.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -672,8 +672,8 @@ func TestBinary(t *testing.T) {
 	}
 	want := `[{"role":"assistant","content":"1 < 2 & 🌍","channel":"final"}]` + "\n" +
 		`[{"role":"user","content":"hi"}]` + "\n"
-	if out.String() != want || errs.Len() != 0 {
-		t.Errorf("got %q, stderr %q; want %q", out.String(), errs.String(), want)
+	if out.String() != want || renderErrs.Len() != 0 || parseErrs.Len() != 0 {
+		t.Errorf("got %q, stderr %q %q; want %q", out.String(), renderErrs.String(), parseErrs.String(), want)
 	}
 
 	// Exit statuses of the real process.
