@@ -155,21 +155,16 @@ func (e *Encoding) tokenBytes(t Token) (b []byte, ok bool) {
 	if int(t) < len(e.ranks) {
 		return e.ranks[t], true
 	}
-	if name, ok := SpecialTokenName(t); ok {
-		return []byte(name), true
+	if IsSpecial(t) {
+		return specialBytes[t-FirstSpecialToken], true
 	}
 	return nil, false
 }
 
 // appendTokenBytes appends the bytes of t to dst without allocating.
 func (e *Encoding) appendTokenBytes(dst []byte, t Token) ([]byte, bool) {
-	if int(t) < len(e.ranks) {
-		return append(dst, e.ranks[t]...), true
-	}
-	if name, ok := SpecialTokenName(t); ok {
-		return append(dst, name...), true
-	}
-	return dst, false
+	b, ok := e.tokenBytes(t)
+	return append(dst, b...), ok
 }
 
 // IsSpecial reports whether t is a special token of the encoding.

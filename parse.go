@@ -71,6 +71,14 @@ func (e *Encoding) ParseCompletion(tokens []Token, role Role, opts *ParseOptions
 	if err != nil {
 		return nil, err
 	}
+	// One allocation for every message's content: at most the tokens' bytes.
+	size := 0
+	for _, t := range tokens {
+		if b, ok := e.tokenBytes(t); ok {
+			size += len(b)
+		}
+	}
+	p.arena = make([]byte, 0, size+3)
 	for _, t := range tokens {
 		if err := p.Process(t); err != nil {
 			return nil, err

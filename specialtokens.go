@@ -60,6 +60,16 @@ var specialTable, specialByName = func() ([]string, map[string]Token) {
 	return names, byName
 }()
 
+// specialBytes holds the same texts as byte slices, for decoding without
+// allocating.
+var specialBytes = func() [][]byte {
+	out := make([][]byte, len(specialTable))
+	for i, name := range specialTable {
+		out[i] = []byte(name)
+	}
+	return out
+}()
+
 // IsSpecial reports whether t is a special token of the encoding (including the
 // reserved ones). It is false for ids the encoding does not know.
 func IsSpecial(t Token) bool { return t >= FirstSpecialToken && t <= LastSpecialToken }

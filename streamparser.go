@@ -2,6 +2,8 @@ package harmony
 
 import (
 	"fmt"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/go-harmony/harmony/internal/utf8x"
 )
@@ -13,6 +15,13 @@ import (
 // behaviour, which fixes what each delta is. Work per token is proportional to
 // the token, never to the message: the reference re-encodes the content after
 // every token; here the content is a growing byte buffer.
+//
+// The buffer (an arena shared by all messages of the stream) is append-only:
+// bytes once written are never changed, and Reset starts a new arena instead
+// of reusing the old one. So the delta, the current content and every
+// message's text are strings that alias the arena, made with unsafe.String —
+// no copy and no allocation per token. ParseCompletion sizes the arena once
+// from the tokens' lengths.
 
 // StreamParser parses a completion one token at a time. After each call to
 // [StreamParser.Process] its accessors report the message being read. It is
@@ -32,7 +41,8 @@ type StreamParser struct {
 	nextRole Role // role of the next header, when the caller told it
 	header   []Token
 	cur      header
-	content  []byte
+	arena    []byte // content of every message so far, append-only
+	msgStart int    // where the current message's content starts in arena
 	pending  []byte  // bytes of an incomplete UTF-8 sequence
 	stuck    []Token // tokens after an unknown id, which the reference never decodes
 	delta    string
@@ -73,7 +83,7 @@ func (p *StreamParser) Reset() {
 	}
 	p.header = p.header[:0]
 	p.cur = header{}
-	p.content = nil
+	p.arena, p.msgStart = nil, 0
 	p.pending = p.pending[:0]
 	p.stuck = p.stuck[:0]
 	p.delta, p.hasDelta = "", false
@@ -139,7 +149,7 @@ func (p *StreamParser) step(t Token, eos bool) error {
 			}
 			p.nextRole = ""
 			p.cur = h
-			p.content = nil
+			p.msgStart = len(p.arena)
 			p.state = StateContent
 		case p.lenient && IsStopToken(t):
 			if p.nextRole != "" && len(p.header) > 0 {
@@ -194,41 +204,55 @@ func (p *StreamParser) decodeContent(t Token) {
 		p.stuck = append(p.stuck, t)
 		return
 	}
-	var ok bool
-	if p.pending, ok = p.enc.appendTokenBytes(p.pending, t); !ok {
+	b, ok := p.enc.tokenBytes(t)
+	if !ok {
 		p.stuck = append(p.stuck, t)
 		return
 	}
-	valid, errLen := utf8x.Check(p.pending)
-	start := len(p.content)
-	p.content = append(p.content, p.pending[:valid]...)
-	consumed := valid
-	if valid < len(p.pending) && errLen > 0 {
-		p.content = append(p.content, utf8x.Replacement...)
-		consumed += errLen
+	start := len(p.arena)
+	if len(p.pending) == 0 && utf8.Valid(b) {
+		// The common case: a token that is whole characters.
+		p.arena = append(p.arena, b...)
+	} else {
+		p.pending = append(p.pending, b...)
+		valid, errLen := utf8x.Check(p.pending)
+		p.arena = append(p.arena, p.pending[:valid]...)
+		consumed := valid
+		if valid < len(p.pending) && errLen > 0 {
+			p.arena = append(p.arena, utf8x.Replacement...)
+			consumed += errLen
+		}
+		p.pending = append(p.pending[:0], p.pending[consumed:]...)
 	}
-	if len(p.content) > start {
-		p.delta, p.hasDelta = string(p.content[start:]), true
+	if len(p.arena) > start {
+		p.delta, p.hasDelta = bytesString(p.arena[start:]), true
 	}
-	p.pending = append(p.pending[:0], p.pending[consumed:]...)
 }
 
 // finishMessage completes the message being read, as the reference does at a
 // stop token or the end of the stream: undecodable tokens become one U+FFFD,
 // then the pending bytes, repaired.
 func (p *StreamParser) finishMessage() {
-	text := p.content
 	if len(p.stuck) > 0 {
-		text = append(text, utf8x.Replacement...)
+		p.arena = append(p.arena, utf8x.Replacement...)
 	}
-	text = utf8x.AppendLossy(text, p.pending)
-	p.messages = append(p.messages, p.cur.message(string(text)))
+	p.arena = utf8x.AppendLossy(p.arena, p.pending)
+	p.messages = append(p.messages, p.cur.message(bytesString(p.arena[p.msgStart:])))
 	p.state = StateExpectStart
 	p.cur = header{}
-	p.content = nil
+	p.msgStart = len(p.arena)
 	p.pending = p.pending[:0]
 	p.stuck = p.stuck[:0]
 	p.delta, p.hasDelta = "", false
+}
+
+// bytesString returns b as a string without copying. Only for bytes of the
+// append-only content buffer, which are never written again.
+func bytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 func (h header) message(text string) Message {
@@ -294,7 +318,7 @@ func (p *StreamParser) CurrentContentType() string {
 // a UTF-8 sequence still incomplete), or "" outside of content.
 func (p *StreamParser) CurrentContent() string {
 	if p.state == StateContent {
-		return string(p.content)
+		return bytesString(p.arena[p.msgStart:])
 	}
 	return ""
 }
@@ -304,10 +328,12 @@ func (p *StreamParser) CurrentContent() string {
 // only began a UTF-8 character.
 func (p *StreamParser) LastContentDelta() (string, bool) { return p.delta, p.hasDelta }
 
-// Messages returns the messages completed so far. The slice is shared with the
-// parser until the next call that changes it; copy it to keep it.
+// Messages returns the messages completed so far. The messages stay valid
+// after Reset; the slice itself is the parser's until the next call to
+// Process, ProcessEOS or Reset.
 func (p *StreamParser) Messages() []Message { return p.messages }
 
 // Tokens returns every token passed to Process since the parser was created or
-// reset.
+// reset. The slice is the parser's own: it is valid until the next call to
+// Process or Reset.
 func (p *StreamParser) Tokens() []Token { return p.tokens }
