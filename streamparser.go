@@ -41,8 +41,8 @@ type StreamParser struct {
 	nextRole Role // role of the next header, when the caller told it
 	header   []Token
 	cur      header
-	arena    []byte // content of every message so far, append-only
-	msgStart int    // where the current message's content starts in arena
+	arena    []byte  // content of every message so far, append-only
+	msgStart int     // where the current message's content starts in arena
 	pending  []byte  // bytes of an incomplete UTF-8 sequence
 	stuck    []Token // tokens after an unknown id, which the reference never decodes
 	delta    string
