@@ -120,7 +120,8 @@ func parseHeader(s string, role Role, fields bool) (h header, rest string, hasRe
 	if strings.Contains(s, markerConstrain) {
 		s = strings.TrimSpace(strings.ReplaceAll(s, markerConstrain, " "+markerConstrain))
 	}
-	parts := asciiFields(s)
+	var buf [8]string
+	parts := asciiFields(buf[:0], s)
 
 	named := ""
 	if role == "" {
@@ -172,8 +173,7 @@ func parseHeader(s string, role Role, fields bool) (h header, rest string, hasRe
 
 // asciiFields splits s at runs of ASCII white space (space, \t, \n, \f, \r),
 // as Rust's split_ascii_whitespace does; other white space stays in the words.
-func asciiFields(s string) []string {
-	var out []string
+func asciiFields(out []string, s string) []string {
 	start := -1
 	for i := 0; i < len(s); i++ {
 		switch s[i] {

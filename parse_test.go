@@ -213,3 +213,32 @@ func TestStreamParserReset(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamAllocs pins the streaming parser's cost per content token: after
+// warm-up, feeding content allocates nothing.
+func TestStreamAllocs(t *testing.T) {
+	enc := mustEncoding(t)
+	p, err := enc.NewStreamParser(RoleAssistant, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range specials(t, enc, "<|channel|>final<|message|>") {
+		if err := p.Process(tok); err != nil {
+			t.Fatal(err)
+		}
+	}
+	content := enc.EncodeOrdinary("Hello, world! Ünïcödé 🌍 and more words to stream, one token at a time. ")
+	i := 0
+	allocs := testing.AllocsPerRun(20000, func() {
+		if err := p.Process(content[i%len(content)]); err != nil {
+			t.Fatal(err)
+		}
+		i++
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per content token, want 0", allocs)
+	}
+	if d, ok := p.LastContentDelta(); !ok && d == "" && p.CurrentContent() == "" {
+		t.Error("no content streamed")
+	}
+}

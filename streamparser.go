@@ -40,6 +40,7 @@ type StreamParser struct {
 	state    StreamState
 	nextRole Role // role of the next header, when the caller told it
 	header   []Token
+	hdrBuf   []byte // scratch for decoding the header
 	cur      header
 	arena    []byte  // content of every message so far, append-only
 	msgStart int     // where the current message's content starts in arena
@@ -65,7 +66,7 @@ func (e *Encoding) newParser(role Role, opts *ParseOptions, keepTokens bool) (*S
 	if role != "" && !role.Valid() {
 		return nil, fmt.Errorf("harmony: %w %q", ErrUnknownRole, role)
 	}
-	p := &StreamParser{enc: e, initial: role, keepToks: keepTokens}
+	p := &StreamParser{enc: e, initial: role, keepToks: keepTokens, header: make([]Token, 0, 32)}
 	if opts != nil {
 		p.lenient = opts.Lenient
 	}
@@ -181,14 +182,16 @@ func (p *StreamParser) step(t Token, eos bool) error {
 // headerText decodes the header tokens, which must be known ids forming valid
 // UTF-8.
 func (p *StreamParser) headerText() (string, error) {
-	var b []byte
+	b := p.hdrBuf[:0]
 	for _, t := range p.header {
 		var ok bool
 		if b, ok = p.enc.appendTokenBytes(b, t); !ok {
 			return "", fmt.Errorf("%w %d in the header", ErrUnknownToken, t)
 		}
 	}
-	if valid, errLen := utf8x.Check(b); valid != len(b) || errLen != 0 {
+	p.hdrBuf = b
+	if !utf8.Valid(b) {
+		valid, _ := utf8x.Check(b)
 		return "", fmt.Errorf("%w in the header at byte %d", ErrInvalidUTF8, valid)
 	}
 	return string(b), nil
