@@ -246,11 +246,25 @@ func (s SystemContent) WithBrowserTool() SystemContent { return s.WithTools(Brow
 // WithPythonTool returns a copy of s with the built-in python namespace.
 func (s SystemContent) WithPythonTool() SystemContent { return s.WithTools(PythonNamespace()) }
 
-// DeveloperContent is the content of a developer message: instructions and
-// tools. Its zero value renders nothing.
+// DeveloperContent is the content of a developer message: instructions,
+// tools and response formats. Its zero value renders nothing.
 type DeveloperContent struct {
 	Instructions string                         `json:"instructions,omitempty"`
 	Tools        map[string]ToolNamespaceConfig `json:"tools,omitempty"`
+	// ResponseFormats are rendered last, under "# Response Formats", as the
+	// harmony guide describes for structured output. The reference (v0.0.8)
+	// has no such field; a developer message without response formats renders
+	// exactly as it does there.
+	ResponseFormats []ResponseFormat `json:"response_formats,omitempty"`
+}
+
+// ResponseFormat is a named JSON Schema the final answer should follow
+// (structured output). Schema keeps its key order; it is rendered as compact
+// JSON in that order.
+type ResponseFormat struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Schema      json.RawMessage `json:"schema"`
 }
 
 // NewDeveloperContent returns an empty DeveloperContent.
@@ -266,6 +280,13 @@ func (d DeveloperContent) WithInstructions(instructions string) DeveloperContent
 // its name. The Tools map is copied, never modified in place.
 func (d DeveloperContent) WithTools(ns ToolNamespaceConfig) DeveloperContent {
 	d.Tools = withNamespace(d.Tools, ns)
+	return d
+}
+
+// WithResponseFormat returns a copy of d with f appended to a copy of its
+// response formats.
+func (d DeveloperContent) WithResponseFormat(f ResponseFormat) DeveloperContent {
+	d.ResponseFormats = append(append(make([]ResponseFormat, 0, len(d.ResponseFormats)+1), d.ResponseFormats...), f)
 	return d
 }
 

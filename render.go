@@ -347,6 +347,14 @@ func developerText(d *DeveloperContent) (string, error) {
 			return "", err
 		}
 	}
+	if len(d.ResponseFormats) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		if err := writeResponseFormats(&b, d.ResponseFormats); err != nil {
+			return "", err
+		}
+	}
 	return b.String(), nil
 }
 

@@ -238,3 +238,47 @@ func TestJSONErrorsArePrefixed(t *testing.T) {
 		}
 	}
 }
+
+func TestResponseFormats(t *testing.T) {
+	enc := mustEncoding(t)
+	// The harmony guide's structured-output example.
+	dev := NewDeveloperContent().WithInstructions("You are a helpful shopping assistant").WithResponseFormat(ResponseFormat{
+		Name:   "shopping_list",
+		Schema: json.RawMessage(`{"properties": {"items": {"type": "array", "description": "entries on the shopping list", "items": {"type": "string"}}}, "type": "object"}`),
+	})
+	conv := NewConversation(NewDeveloperMessage(dev), NewTextMessage(RoleUser, "I need to buy coffee, soda and eggs"))
+	toks, err := enc.RenderConversationForCompletion(conv, RoleAssistant, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "<|start|>developer<|message|># Instructions\n\nYou are a helpful shopping assistant\n\n# Response Formats\n\n## shopping_list\n\n" +
+		`{"properties":{"items":{"type":"array","description":"entries on the shopping list","items":{"type":"string"}}},"type":"object"}` +
+		"<|end|><|start|>user<|message|>I need to buy coffee, soda and eggs<|end|><|start|>assistant"
+	if got := renderText(t, enc, toks); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	// A description, a second format, numbers as the reference prints them.
+	dev = NewDeveloperContent().WithResponseFormat(ResponseFormat{Name: "a", Description: "first\nline two", Schema: json.RawMessage(`{"type":"number","default":1e21,"minimum":-0}`)}).
+		WithResponseFormat(ResponseFormat{Name: "b", Schema: json.RawMessage(`true`)})
+	toks, err = enc.RenderMessage(NewDeveloperMessage(dev), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = "<|start|>developer<|message|># Response Formats\n\n## a\n\n// first\n// line two\n" + `{"type":"number","default":1e21,"minimum":-0.0}` + "\n\n## b\n\ntrue<|end|>"
+	if got := renderText(t, enc, toks); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	bad := NewDeveloperContent().WithResponseFormat(ResponseFormat{Name: "x", Schema: json.RawMessage(`{`)})
+	if _, err := enc.RenderMessage(NewDeveloperMessage(bad), nil); !errors.Is(err, ErrInvalidSchema) {
+		t.Errorf("invalid schema: %v", err)
+	}
+	// JSON round trip; without formats the field is left out.
+	b, _ := json.Marshal(NewDeveloperMessage(dev))
+	var back Message
+	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, NewDeveloperMessage(dev)) {
+		t.Errorf("round trip: %v\n%s", err, b)
+	}
+	if b, _ := json.Marshal(NewDeveloperMessage(NewDeveloperContent().WithInstructions("x"))); strings.Contains(string(b), "response_formats") {
+		t.Errorf("empty formats written: %s", b)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/go-harmony/harmony/internal/ojson"
 	"github.com/go-harmony/harmony/internal/schemats"
 )
 
@@ -58,6 +59,29 @@ func writeToolsSection(b *strings.Builder, tools map[string]ToolNamespaceConfig)
 		}
 		b.WriteString("\n} // namespace ")
 		b.WriteString(ns.Name)
+	}
+	return nil
+}
+
+// writeResponseFormats writes the "# Response Formats" section: per format,
+// "## name", its description as // lines, and the schema as compact JSON in
+// its own key order.
+func writeResponseFormats(b *strings.Builder, formats []ResponseFormat) error {
+	b.WriteString("# Response Formats")
+	for _, f := range formats {
+		v, err := ojson.Parse(f.Schema)
+		if err != nil {
+			return fmt.Errorf("%w: response format %q: %v", ErrInvalidSchema, f.Name, err)
+		}
+		b.WriteString("\n\n## ")
+		b.WriteString(f.Name)
+		b.WriteString("\n\n")
+		for _, line := range rustLines(f.Description) {
+			b.WriteString("// ")
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+		b.Write(ojson.AppendCompact(nil, v))
 	}
 	return nil
 }
