@@ -1,0 +1,229 @@
+package openaicompat
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/go-harmony/harmony"
+)
+
+// Conversation turns the request into a harmony conversation ready for
+// harmony's Encoding.RenderConversationForCompletion(conv,
+// harmony.RoleAssistant, nil): a system message built from opts and the
+// request's reasoning effort, a developer message with the instructions, the
+// function tools and the response format, and the messages. A nil opts means
+// the defaults. Errors are [*RequestError]s.
+func (r *ChatCompletionRequest) Conversation(opts *RequestOptions) (harmony.Conversation, error) {
+	b := newBuilder(opts, "messages")
+	eff, err := effort(r.ReasoningEffort, "reasoning_effort", reasoningEffort(r.Reasoning), "reasoning.effort")
+	if err != nil {
+		return harmony.Conversation{}, err
+	}
+	tools, err := chatTools(r.Tools, r.ToolChoice)
+	if err != nil {
+		return harmony.Conversation{}, err
+	}
+	formats, err := chatResponseFormat(r.ResponseFormat)
+	if err != nil {
+		return harmony.Conversation{}, err
+	}
+	if len(r.Messages) == 0 {
+		return harmony.Conversation{}, reqErr(-1, "messages", ErrInvalidRequest, "at least one message is required")
+	}
+	for i := range r.Messages {
+		if err := b.chatMessage(i, &r.Messages[i]); err != nil {
+			return harmony.Conversation{}, err
+		}
+	}
+	if err := b.requireResults(len(r.Messages), "messages", "at the end of the messages"); err != nil {
+		return harmony.Conversation{}, err
+	}
+	return b.conversation(eff, tools, formats), nil
+}
+
+func reasoningEffort(c *ReasoningConfig) string {
+	if c == nil {
+		return ""
+	}
+	return c.Effort
+}
+
+func chatTools(tools []ChatTool, choice *ToolChoice) ([]harmony.ToolDescription, error) {
+	seen := map[string]bool{}
+	out := make([]harmony.ToolDescription, 0, len(tools))
+	for i, t := range tools {
+		p := fmt.Sprintf("tools[%d].", i)
+		if t.Type != "function" {
+			return nil, reqErr(-1, p+"type", ErrInvalidTool, "tool type %q is not supported (only \"function\")", t.Type)
+		}
+		if t.Function == nil {
+			return nil, reqErr(-1, p+"function", ErrInvalidTool, "a function tool needs a function")
+		}
+		d, err := functionTool(p+"function.", t.Function.Name, t.Function.Description, t.Function.Parameters, seen)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	declare, err := toolChoice(choice, "tool_choice", seen)
+	if err != nil || !declare {
+		return nil, err
+	}
+	return out, nil
+}
+
+func chatResponseFormat(f *ResponseFormat) ([]harmony.ResponseFormat, error) {
+	if f == nil {
+		return nil, nil
+	}
+	switch f.Type {
+	case "text", "json_object":
+		// json_object changes nothing in the prompt, as with OpenAI's own
+		// models (which require the messages to ask for JSON): enforcing it
+		// is the sampler's business.
+		return nil, nil
+	case "json_schema":
+		if f.JSONSchema == nil {
+			return nil, reqErr(-1, "response_format.json_schema", ErrInvalidRequest, "a json_schema response format needs json_schema")
+		}
+		s := f.JSONSchema
+		rf, err := schemaFormat("response_format.json_schema.", s.Name, s.Description, s.Schema)
+		if err != nil {
+			return nil, err
+		}
+		return []harmony.ResponseFormat{rf}, nil
+	}
+	return nil, reqErr(-1, "response_format.type", ErrInvalidRequest, "response format %q is not text, json_object or json_schema", f.Type)
+}
+
+// chatMessage adds message i of the request.
+func (b *builder) chatMessage(i int, m *ChatMessage) error {
+	if m.Name != "" && !validName(m.Name, 0) {
+		return reqErr(i, b.param(i, "name"), ErrInvalidName, "%q does not match ^[a-zA-Z0-9_-]+$", m.Name)
+	}
+	// Fields that belong to another role are errors rather than dropped.
+	if len(m.ToolCalls) > 0 && m.Role != "assistant" {
+		return reqErr(i, b.param(i, "tool_calls"), ErrInvalidRequest, "only assistant messages have tool_calls")
+	}
+	if m.ToolCallID != "" && m.Role != "tool" {
+		return reqErr(i, b.param(i, "tool_call_id"), ErrInvalidRequest, "only tool messages have a tool_call_id")
+	}
+	if m.Role != "assistant" {
+		for _, f := range []struct{ name, v string }{{"reasoning", m.Reasoning}, {"reasoning_content", m.ReasoningContent}, {"refusal", m.Refusal}} {
+			if f.v != "" {
+				return reqErr(i, b.param(i, f.name), ErrInvalidRequest, "only assistant messages have %s", f.name)
+			}
+		}
+	}
+	switch m.Role {
+	case "system", "developer":
+		if m.Name != "" {
+			return reqErr(i, b.param(i, "name"), ErrUnsupportedContent,
+				"a name on a %s message cannot be rendered: system and developer messages become the developer message's instructions", m.Role)
+		}
+		text, err := b.chatText(i, m.Content, true)
+		if err != nil {
+			return err
+		}
+		b.instruct(text)
+	case "user":
+		text, err := b.chatText(i, m.Content, true)
+		if err != nil {
+			return err
+		}
+		return b.user(i, m.Name, text)
+	case "assistant":
+		return b.chatAssistant(i, m)
+	case "tool":
+		text, err := b.chatText(i, m.Content, true)
+		if err != nil {
+			return err
+		}
+		return b.result(i, b.param(i, "tool_call_id"), m.ToolCallID, b.param(i, "name"), m.Name, text)
+	default:
+		return reqErr(i, b.param(i, "role"), ErrUnknownRole, "%q is not system, developer, user, assistant or tool", m.Role)
+	}
+	return nil
+}
+
+func (b *builder) chatAssistant(i int, m *ChatMessage) error {
+	reasoning := m.Reasoning
+	if m.ReasoningContent != "" {
+		if reasoning != "" && reasoning != m.ReasoningContent {
+			return reqErr(i, b.param(i, "reasoning_content"), ErrInvalidRequest, "reasoning and reasoning_content differ")
+		}
+		reasoning = m.ReasoningContent
+	}
+	text, err := b.chatText(i, m.Content, false)
+	if err != nil {
+		return err
+	}
+	if m.Refusal != "" {
+		text = joinText(text, m.Refusal)
+	}
+	if m.Content == nil && m.Refusal == "" && reasoning == "" && len(m.ToolCalls) == 0 {
+		return reqErr(i, b.param(i, "content"), ErrInvalidRequest, "an assistant message needs content, reasoning or tool_calls")
+	}
+	if reasoning != "" {
+		b.reasoning(m.Name, reasoning)
+	}
+	if text != "" || (len(m.ToolCalls) == 0 && (m.Content != nil || m.Refusal != "")) {
+		b.say(m.Name, text, len(m.ToolCalls) > 0)
+	}
+	for j, tc := range m.ToolCalls {
+		p := b.param(i, fmt.Sprintf("tool_calls[%d]", j))
+		if tc.Type != "" && tc.Type != "function" {
+			return reqErr(i, p+".type", ErrInvalidToolCall, "tool call type %q is not supported (only \"function\")", tc.Type)
+		}
+		if err := b.call(i, p, m.Name, tc.ID, tc.Function.Name, tc.Function.Arguments); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// joinText joins two pieces of visible text with a blank line.
+func joinText(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n\n" + b
+}
+
+// chatText flattens a message's content into text: parts are concatenated
+// as they are, with no separator. A refusal part is its text; an image is
+// the placeholder or an error; any other part type is an error. A nil
+// content is an error when required, else "".
+func (b *builder) chatText(i int, c *Content, required bool) (string, error) {
+	if c == nil {
+		if required {
+			return "", reqErr(i, b.param(i, "content"), ErrInvalidRequest, "content is required")
+		}
+		return "", nil
+	}
+	if c.Parts == nil {
+		return c.Text, nil
+	}
+	var sb strings.Builder
+	for j, p := range c.Parts {
+		switch p.Type {
+		case "text":
+			sb.WriteString(p.Text)
+		case "refusal":
+			sb.WriteString(p.Refusal)
+		case "image_url":
+			if b.opts.ImagePlaceholder == "" {
+				return "", reqErr(i, b.param(i, fmt.Sprintf("content[%d]", j)), ErrUnsupportedContent,
+					"gpt-oss reads text only: an image part needs RequestOptions.ImagePlaceholder")
+			}
+			sb.WriteString(b.opts.ImagePlaceholder)
+		default:
+			return "", reqErr(i, b.param(i, fmt.Sprintf("content[%d].type", j)), ErrUnsupportedContent,
+				"content part type %q is not supported", p.Type)
+		}
+	}
+	return sb.String(), nil
+}

@@ -1,0 +1,244 @@
+package openaicompat
+
+import (
+	"strings"
+
+	"github.com/go-harmony/harmony"
+)
+
+// NewChatCompletionResponse builds the response to a chat completion from
+// the messages the model wrote (harmony's Encoding.ParseCompletion of the
+// sampled tokens): reasoning from the analysis channel, content from the
+// final answer and commentary preambles, a tool call for each message to a
+// recipient, and the finish reason. A nil opts means the defaults. Errors
+// are [*OutputError]s (a message from a role other than the assistant, when
+// strict).
+func NewChatCompletionResponse(msgs []harmony.Message, s Sampling, opts *ResponseOptions) (*ChatCompletionResponse, error) {
+	a := newChatAcc(opts, false)
+	if err := replay(msgs, a.opts.Lenient, s.Truncated, a); err != nil {
+		return nil, err
+	}
+	return a.response(s), nil
+}
+
+// ChatCompletionFromTokens is [NewChatCompletionResponse] for the sampled
+// tokens themselves (without the prompt's "<|start|>assistant"), parsed as
+// the [ChatStreamConverter] parses them. That differs from
+// harmony.Encoding.ParseCompletion only where the package doc's "Malformed
+// output" says: lenient recovery, a header cut off by the token limit, no
+// tokens at all.
+func ChatCompletionFromTokens(enc *harmony.Encoding, tokens []harmony.Token, s Sampling, opts *ResponseOptions) (*ChatCompletionResponse, error) {
+	a := newChatAcc(opts, false)
+	d, err := newDecoder(enc, &a.opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tokens {
+		if err := d.process(t, a); err != nil {
+			return nil, err
+		}
+	}
+	if err := d.finish(a, s.Truncated); err != nil {
+		return nil, err
+	}
+	return a.response(s), nil
+}
+
+// ChatStreamConverter turns sampled tokens, one at a time, into the chunks of
+// a streamed chat completion: first a chunk with the role, then reasoning and
+// content deltas as they come, for each tool call a chunk with its index, id,
+// type, name and empty arguments followed by chunks with pieces of the
+// arguments, and at the end a chunk with the finish reason (and, with
+// ResponseOptions.StreamUsage, one with the usage). The deltas concatenate to
+// the message of [ChatCompletionFromTokens] for the same tokens.
+//
+// Call [ChatStreamConverter.Process] for each token, then
+// [ChatStreamConverter.Finish] once. The returned chunks are the caller's.
+// After an error every call returns it again. A ChatStreamConverter is not
+// safe for concurrent use.
+type ChatStreamConverter struct {
+	d       *decoder
+	a       *chatAcc
+	started bool
+}
+
+// NewChatStreamConverter returns a converter for one completion. A nil opts
+// means the defaults.
+func NewChatStreamConverter(enc *harmony.Encoding, opts *ResponseOptions) (*ChatStreamConverter, error) {
+	a := newChatAcc(opts, true)
+	d, err := newDecoder(enc, &a.opts)
+	if err != nil {
+		return nil, err
+	}
+	return &ChatStreamConverter{d: d, a: a}, nil
+}
+
+// Process consumes one sampled token and returns the chunks it completes,
+// often none. Malformed output is an [*OutputError] (when strict); chunks
+// returned with an error are still valid.
+func (c *ChatStreamConverter) Process(t harmony.Token) ([]ChatCompletionChunk, error) {
+	c.begin()
+	err := c.d.process(t, c.a)
+	return c.a.take(), err
+}
+
+// Finish ends the stream and returns its last chunks: the rest of the last
+// message, the chunk with the finish reason, and the usage chunk if asked for.
+func (c *ChatStreamConverter) Finish(s Sampling) ([]ChatCompletionChunk, error) {
+	c.begin()
+	if err := c.d.finish(c.a, s.Truncated); err != nil {
+		return c.a.take(), err
+	}
+	c.a.chunk(ChatDelta{}, c.a.finishReason(s))
+	if c.a.opts.StreamUsage {
+		u := c.a.usage(s)
+		c.a.out = append(c.a.out, ChatCompletionChunk{ID: c.a.id, Object: "chat.completion.chunk",
+			Created: c.a.created, Model: c.a.opts.Model, Choices: []ChunkChoice{}, Usage: u})
+	}
+	return c.a.take(), nil
+}
+
+// Messages returns the messages of the output so far, text recovered in
+// lenient mode included. The slice is the converter's own.
+func (c *ChatStreamConverter) Messages() []harmony.Message { return c.d.msgs }
+
+func (c *ChatStreamConverter) begin() {
+	if !c.started {
+		c.started = true
+		c.a.chunk(ChatDelta{Role: "assistant"}, "")
+	}
+}
+
+// chatAcc builds a chat message from the decoder's events and, when
+// streaming, the chunks that say the same.
+type chatAcc struct {
+	opts      ResponseOptions
+	id        string
+	created   int64
+	ids       idSet
+	stream    bool
+	content   strings.Builder
+	reasoning strings.Builder
+	calls     []ToolCall
+	cur       kind
+	first     bool // no delta of the current message yet
+	out       []ChatCompletionChunk
+}
+
+func newChatAcc(opts *ResponseOptions, stream bool) *chatAcc {
+	a := &chatAcc{ids: idSet{}, stream: stream}
+	if opts != nil {
+		a.opts = *opts
+	}
+	a.id = a.opts.ID
+	if a.id == "" {
+		a.id = "chatcmpl-" + a.opts.newID()
+	}
+	a.created = a.opts.created()
+	return a
+}
+
+func (a *chatAcc) start(k kind, name string) {
+	a.cur, a.first = k, true
+	if k != kindToolCall {
+		return
+	}
+	id := a.ids.unique("call_" + a.opts.newID())
+	a.calls = append(a.calls, ToolCall{ID: id, Type: "function", Function: FunctionCall{Name: name}})
+	if a.stream {
+		a.chunk(ChatDelta{ToolCalls: []ToolCallDelta{{Index: len(a.calls) - 1, ID: id, Type: "function",
+			Function: FunctionCallDelta{Name: name}}}}, "")
+	}
+}
+
+func (a *chatAcc) delta(text string) {
+	first := a.first
+	a.first = false
+	switch a.cur {
+	case kindToolCall:
+		i := len(a.calls) - 1
+		a.calls[i].Function.Arguments += text
+		if a.stream {
+			a.chunk(ChatDelta{ToolCalls: []ToolCallDelta{{Index: i, Function: FunctionCallDelta{Arguments: text}}}}, "")
+		}
+	case kindReasoning:
+		if a.opts.ExcludeReasoning {
+			return
+		}
+		if first && a.reasoning.Len() > 0 {
+			text = "\n\n" + text
+		}
+		a.reasoning.WriteString(text)
+		if a.stream {
+			if a.opts.ReasoningContent {
+				a.chunk(ChatDelta{ReasoningContent: text}, "")
+			} else {
+				a.chunk(ChatDelta{Reasoning: text}, "")
+			}
+		}
+	default:
+		if first && a.content.Len() > 0 {
+			text = "\n\n" + text
+		}
+		a.content.WriteString(text)
+		if a.stream {
+			a.chunk(ChatDelta{Content: text}, "")
+		}
+	}
+}
+
+func (a *chatAcc) end(string, bool) {}
+
+func (a *chatAcc) chunk(d ChatDelta, f FinishReason) {
+	a.out = append(a.out, ChatCompletionChunk{ID: a.id, Object: "chat.completion.chunk", Created: a.created,
+		Model: a.opts.Model, Choices: []ChunkChoice{{Delta: d, FinishReason: f}}})
+}
+
+func (a *chatAcc) take() []ChatCompletionChunk {
+	out := a.out
+	a.out = nil
+	return out
+}
+
+func (a *chatAcc) finishReason(s Sampling) FinishReason {
+	switch {
+	case s.Truncated:
+		return FinishLength
+	case len(a.calls) > 0:
+		return FinishToolCalls
+	}
+	return FinishStop
+}
+
+func (a *chatAcc) usage(s Sampling) *ChatUsage {
+	u := &ChatUsage{PromptTokens: s.PromptTokens, CompletionTokens: s.CompletionTokens,
+		TotalTokens: s.PromptTokens + s.CompletionTokens}
+	if s.ReasoningTokens > 0 {
+		u.CompletionTokensDetails = &CompletionTokensDetails{ReasoningTokens: s.ReasoningTokens}
+	}
+	return u
+}
+
+func (a *chatAcc) message() ChatMessage {
+	m := ChatMessage{Role: "assistant", ToolCalls: a.calls}
+	if a.content.Len() > 0 || len(a.calls) == 0 {
+		m.Content = TextContent(a.content.String())
+	}
+	if a.opts.ReasoningContent {
+		m.ReasoningContent = a.reasoning.String()
+	} else {
+		m.Reasoning = a.reasoning.String()
+	}
+	return m
+}
+
+func (a *chatAcc) response(s Sampling) *ChatCompletionResponse {
+	return &ChatCompletionResponse{
+		ID:      a.id,
+		Object:  "chat.completion",
+		Created: a.created,
+		Model:   a.opts.Model,
+		Choices: []ChatChoice{{Message: a.message(), FinishReason: a.finishReason(s)}},
+		Usage:   a.usage(s),
+	}
+}

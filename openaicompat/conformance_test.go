@@ -1,0 +1,163 @@
+package openaicompat
+
+import (
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/conformance"
+)
+
+// TestConformanceStreamsMatchWhole runs every parse and stream case of the
+// reference's conformance file that harmony parses without error, in the
+// case's mode and (for strict cases) in lenient mode too, and checks for
+// each API that streaming and not streaming agree:
+//
+//   - the chat chunks concatenate to the message that
+//     NewChatCompletionResponse builds from harmony's parse (content,
+//     reasoning, each tool call's id, name and arguments, finish reason);
+//   - the Responses events replay to the response that NewResponse builds;
+//   - ChatCompletionFromTokens and ResponseFromTokens equal them too (in
+//     lenient mode only when the converter recovered nothing harmony drops);
+//   - when the conversion fails (a message from another role, in strict
+//     mode), both fail alike.
+func TestConformanceStreamsMatchWhole(t *testing.T) {
+	enc := mustEncoding(t)
+	cases, err := conformance.Load(filepath.Join("..", "testdata", "conformance", "parse.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran, failedAlike, recovered := 0, 0, 0
+	for _, c := range cases {
+		if c.Op != "parse" && c.Op != "stream" {
+			continue
+		}
+		role := harmony.Role("")
+		if c.Role != nil {
+			role = harmony.Role(*c.Role)
+		}
+		toks := make([]harmony.Token, len(c.Tokens))
+		for i, tk := range c.Tokens {
+			toks[i] = harmony.Token(tk)
+		}
+		modes := []bool{c.Lenient()}
+		if !c.Lenient() {
+			modes = append(modes, true)
+		}
+		for _, lenient := range modes {
+			msgs, err := enc.ParseCompletion(toks, role, &harmony.ParseOptions{Lenient: lenient})
+			if err != nil {
+				continue
+			}
+			ran++
+			name := fmt.Sprintf("%s/lenient=%v", c.ID, lenient)
+			opts := func() *ResponseOptions {
+				return &ResponseOptions{Model: "m", Created: 1, IDGenerator: counter(), Lenient: lenient, ExpectStart: role == ""}
+			}
+			failed, same := checkChatConformance(t, name, enc, toks, msgs, opts)
+			failed2, same2 := checkResponsesConformance(t, name, enc, toks, msgs, opts)
+			if failed != failed2 {
+				t.Errorf("%s: chat failed %v, responses failed %v", name, failed, failed2)
+			}
+			if failed {
+				failedAlike++
+			}
+			if !failed && (!same || !same2) {
+				recovered++
+				if testing.Verbose() && recovered <= 5 {
+					t.Logf("%s: recovered differs", name)
+				}
+			}
+		}
+	}
+	if ran < 300 {
+		t.Errorf("only %d cases ran", ran)
+	}
+	t.Logf("%d case runs: %d failed alike as malformed, %d recovered more text than harmony's lenient parser", ran, failedAlike, recovered)
+}
+
+// checkChatConformance reports whether the conversion failed, and whether
+// the token path saw the same messages as harmony.
+func checkChatConformance(t *testing.T, name string, enc *harmony.Encoding, toks []harmony.Token, msgs []harmony.Message, opts func() *ResponseOptions) (failed, same bool) {
+	t.Helper()
+	whole, wholeErr := NewChatCompletionResponse(msgs, Sampling{}, opts())
+	chunks, streamErr := streamChat(enc, toks, Sampling{}, opts())
+	fromTokens, tokErr := ChatCompletionFromTokens(enc, toks, Sampling{}, opts())
+	c, _ := NewChatStreamConverter(enc, opts())
+	for _, tk := range toks {
+		c.Process(tk)
+	}
+	c.Finish(Sampling{})
+	same = reflect.DeepEqual(c.Messages(), msgs) || (len(msgs) == 0 && len(c.Messages()) == 0)
+	if !same && !opts().Lenient && wholeErr == nil {
+		t.Errorf("%s: the stream converter saw other messages than harmony in strict mode", name)
+	}
+	if wholeErr != nil {
+		if streamErr == nil || (same && (tokErr == nil || tokErr.Error() != wholeErr.Error())) {
+			t.Errorf("%s: whole failed (%v), stream error %v, from tokens error %v", name, wholeErr, streamErr, tokErr)
+		}
+		return true, same
+	}
+	if streamErr != nil || tokErr != nil {
+		t.Errorf("%s: whole succeeded, stream error %v, from tokens error %v", name, streamErr, tokErr)
+		return false, same
+	}
+	m, finish, err := foldChunks(chunks)
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+		return false, same
+	}
+	if !same {
+		// Lenient recovery found text harmony dropped: compare the stream
+		// with the whole response from the same tokens instead.
+		whole = fromTokens
+	} else if a, b := marshalLine(fromTokens), marshalLine(whole); a != b {
+		t.Errorf("%s: from tokens\n%s differs from parsed\n%s", name, a, b)
+	}
+	if err := sameChatMessage(m, whole.Choices[0].Message); err != nil {
+		t.Errorf("%s: %v", name, err)
+	}
+	if finish != whole.Choices[0].FinishReason {
+		t.Errorf("%s: streamed finish %q, whole %q", name, finish, whole.Choices[0].FinishReason)
+	}
+	return false, same
+}
+
+func checkResponsesConformance(t *testing.T, name string, enc *harmony.Encoding, toks []harmony.Token, msgs []harmony.Message, opts func() *ResponseOptions) (failed, same bool) {
+	t.Helper()
+	whole, wholeErr := NewResponse(msgs, Sampling{}, opts())
+	events, streamErr := streamResponses(enc, toks, Sampling{}, opts())
+	fromTokens, tokErr := ResponseFromTokens(enc, toks, Sampling{}, opts())
+	c, _ := NewResponsesStreamConverter(enc, opts())
+	for _, tk := range toks {
+		c.Process(tk)
+	}
+	c.Finish(Sampling{})
+	same = reflect.DeepEqual(c.Messages(), msgs) || (len(msgs) == 0 && len(c.Messages()) == 0)
+	if wholeErr != nil {
+		if streamErr == nil {
+			t.Errorf("%s: whole failed (%v), stream did not", name, wholeErr)
+		}
+		return true, same
+	}
+	if streamErr != nil || tokErr != nil {
+		t.Errorf("%s: whole succeeded, stream error %v, from tokens error %v", name, streamErr, tokErr)
+		return false, same
+	}
+	final, err := foldEvents(events)
+	if err != nil {
+		t.Errorf("%s: %v", name, err)
+		return false, same
+	}
+	if !same {
+		whole = fromTokens
+	} else if a, b := marshalLine(fromTokens), marshalLine(whole); a != b {
+		t.Errorf("%s: from tokens\n%s differs from parsed\n%s", name, a, b)
+	}
+	if a, b := marshalLine(final), marshalLine(whole); a != b {
+		t.Errorf("%s: streamed\n%s differs from whole\n%s", name, a, b)
+	}
+	return false, same
+}

@@ -1,0 +1,121 @@
+// Package openaicompat maps the OpenAI Chat Completions and Responses APIs
+// onto the harmony format of gpt-oss, both ways: a request becomes a
+// [harmony.Conversation] to render for completion, and the tokens the model
+// samples become a response, whole or as a stream of chunks or events. It
+// has its own small wire structs, with the JSON names of the wire, and no
+// dependency on any OpenAI client.
+//
+// # Requests
+//
+// [ChatCompletionRequest.Conversation] and [ResponsesRequest.Conversation]
+// build, in order:
+//
+//   - A system message: harmony's defaults ([harmony.NewSystemContent]) with
+//     the date, knowledge cutoff and built-in tools of [RequestOptions], and
+//     the reasoning effort of the request (reasoning_effort or
+//     reasoning.effort: low, medium, high; "minimal" is low), else of the
+//     options.
+//   - A developer message, when there is anything to put in it: the text of
+//     every system and developer message (and the Responses "instructions",
+//     first), joined with blank lines in order, as its instructions; the
+//     function tools, parameters kept as raw JSON so that their key order
+//     survives; a json_schema response format as a response format.
+//     tool_choice "none" leaves the tools out; "required" and a named
+//     function are validated but left to the sampler to enforce, as are
+//     json_object and strict schemas.
+//   - User messages, with their name ("user:NAME" in the header).
+//   - For an assistant message: its reasoning (Chat "reasoning" or
+//     "reasoning_content"; a Responses reasoning item) as an analysis
+//     message; its content (and refusal) as a final message, or as a
+//     commentary preamble when tool calls follow in the same turn; each tool
+//     call as a commentary message to "functions.NAME" with content type
+//     "<|constrain|>json" and the arguments, verbatim, as content — parallel
+//     calls one message each, in order. A call whose name has a dot is sent
+//     to that recipient as is; with the built-in tools declared, "python"
+//     and "browser.*" calls go to the analysis channel.
+//   - For a tool result: a message from the called tool ("functions.NAME")
+//     to the assistant on the call's channel, its content unchanged — a
+//     failed call is answered with its error text like any other. Results
+//     stay in the order they were given.
+//
+// Content given as a list of parts is flattened to text: text and refusal
+// parts concatenated as they are; image parts become
+// RequestOptions.ImagePlaceholder, or are refused when it is empty; other
+// parts (audio, files) are refused.
+//
+// The chain of thought follows the raw chain-of-thought guide: reasoning
+// before the last final answer is dropped, and reasoning after it — the
+// turn in progress, whose last step was a tool call — is kept.
+// RequestOptions.KeepReasoning keeps it all. The harmony renderer's own
+// default drops less in multi-turn histories (see [RequestOptions]), so the
+// conversation comes pruned; render it with either setting.
+//
+// # Protocol rules
+//
+// A request that breaks the chat message protocol is refused with a
+// [*RequestError] naming the message (or item) and parameter, wrapping a
+// sentinel: a tool result must name the id of an earlier call
+// ([ErrUnknownToolCallID]); ids are unique ([ErrDuplicateToolCallID]); a
+// call has one result ([ErrToolCallAlreadyAnswered]); every call made
+// before a user message, or before the end of the conversation, has its
+// result ([ErrMissingToolResult], listing the ids); names match
+// ^[a-zA-Z0-9_-]+$, and a tool message's name is its function's
+// ([ErrInvalidName]). Nothing in the input is dropped silently: an unknown
+// role, item type or part type, a field on a role that has no such field, a
+// name on a system or developer message (which become instructions), an
+// encrypted reasoning item — all are errors. Unknown JSON fields are
+// ignored, as OpenAI-compatible servers do. [NewErrorResponse] gives the
+// wire form of any error.
+//
+// # Responses
+//
+// The model's messages are sorted by their header: a message to a recipient
+// is a tool call (recipient "functions.NAME" is the function NAME; any other
+// recipient, such as "python", is reported whole as the name); an analysis
+// message is reasoning; any other assistant message — final, a commentary
+// preamble, no channel — is text. A message from another role is an
+// [*OutputError] wrapping [ErrUnexpectedMessage], or text when lenient.
+//
+// Chat Completions ([NewChatCompletionResponse], [ChatCompletionFromTokens],
+// [ChatStreamConverter]): "content" is the text messages joined with a blank
+// line ("\n\n"), null when there is none and there are tool calls;
+// "reasoning" (or "reasoning_content") is the analysis messages joined the
+// same way, left out with ResponseOptions.ExcludeReasoning; "tool_calls" has
+// an id "call_…" per call, the function's name and the message's content as
+// arguments; "finish_reason" is "length" when the caller says sampling hit
+// the token limit, else "tool_calls" when there are calls, else "stop". A
+// stream sends the role first, the reasoning and content deltas as they
+// come (the blank line joining two messages rides on the first delta of the
+// second), per tool call a delta with its index, id, type, name and empty
+// arguments and then argument deltas, and a last chunk with the finish
+// reason. The deltas concatenate exactly to the whole response.
+//
+// Responses ([NewResponse], [ResponseFromTokens],
+// [ResponsesStreamConverter]): one output item per message — "reasoning"
+// with a "reasoning_text" part, "message" with an "output_text" part,
+// "function_call" with a call_id — and the stream's events carry
+// sequence_number, item_id, output_index and content_index as the API
+// does.
+//
+// # Malformed output
+//
+// Tokens that do not form harmony messages end a conversion with an
+// [*OutputError] wrapping the *harmony.ParseError (harmony's strict parser
+// reads a stop token inside a header as part of it, so such output fails at
+// the header's end or at the end of the stream). With
+// ResponseOptions.Lenient the converter recovers instead, and never fails:
+// harmony's lenient parsing first; then a header cut short by a stop token
+// or by the end of the stream becomes a message whose text is what follows
+// the header fields, as harmony does for a first message; a header that
+// cannot be read is dropped and the content after it kept; tokens between
+// messages become text; messages from other roles become text. Recovered
+// text is text output (Chat content, a Responses message). In both modes, a
+// header cut off by the token limit (Sampling.Truncated) is dropped, and no
+// tokens at all make an empty response. No input makes this package panic.
+//
+// # Concurrency
+//
+// Requests, options and responses are plain values. A stream converter is
+// for one stream and one goroutine; the x/net/html tokenizer's model: call
+// Process for each token, then Finish, and read what each call returns.
+package openaicompat

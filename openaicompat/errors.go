@@ -1,0 +1,162 @@
+package openaicompat
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors. Every error this package returns is a [*RequestError] or
+// an [*OutputError] wrapping one of these (or a *harmony.ParseError), so
+// callers can test for them with errors.Is and errors.As.
+var (
+	// ErrInvalidRequest: a required field is missing, empty or of the wrong
+	// shape, or two fields disagree.
+	ErrInvalidRequest = errors.New("invalid request")
+	// ErrUnknownRole: a message role this package does not know (for example
+	// the legacy "function" role). Such messages are never skipped.
+	ErrUnknownRole = errors.New("unknown message role")
+	// ErrUnknownItemType: a Responses input item type this package does not know.
+	ErrUnknownItemType = errors.New("unknown input item type")
+	// ErrUnsupportedContent: a content part gpt-oss cannot read (an image
+	// without RequestOptions.ImagePlaceholder, audio, a file, an unknown part
+	// type), or a field whose value cannot be represented in the prompt.
+	ErrUnsupportedContent = errors.New("unsupported content")
+	// ErrUnsupportedParameter: a request parameter this package cannot honour,
+	// such as previous_response_id, which needs server-side storage.
+	ErrUnsupportedParameter = errors.New("unsupported parameter")
+	// ErrInvalidName: a message's name does not match ^[a-zA-Z0-9_-]+$, or a
+	// tool message's name is not the name of the function it answers.
+	ErrInvalidName = errors.New("invalid name")
+	// ErrInvalidTool: a tool definition that is not a function, has no valid
+	// name, repeats a name, or has parameters that are not a JSON object.
+	ErrInvalidTool = errors.New("invalid tool")
+	// ErrInvalidToolCall: a tool call without an id or a name, or of a type
+	// other than "function".
+	ErrInvalidToolCall = errors.New("invalid tool call")
+	// ErrUnknownToolCallID: a tool result names an id that no earlier tool
+	// call has.
+	ErrUnknownToolCallID = errors.New("unknown tool call id")
+	// ErrDuplicateToolCallID: two tool calls share an id.
+	ErrDuplicateToolCallID = errors.New("duplicate tool call id")
+	// ErrToolCallAlreadyAnswered: a second result for a tool call.
+	ErrToolCallAlreadyAnswered = errors.New("tool call already answered")
+	// ErrMissingToolResult: tool calls without a result before the next user
+	// message or the end of the conversation.
+	ErrMissingToolResult = errors.New("tool call without a result")
+
+	// ErrUnexpectedMessage: the model's output holds a message from a role
+	// other than the assistant (strict mode only).
+	ErrUnexpectedMessage = errors.New("message not written by the assistant")
+	// ErrStreamFinished: Process or Finish called after Finish.
+	ErrStreamFinished = errors.New("stream already finished")
+)
+
+// codes maps each request sentinel to the machine-readable code of
+// [RequestError].Code.
+var codes = map[error]string{
+	ErrInvalidRequest:          "invalid_request",
+	ErrUnknownRole:             "unknown_role",
+	ErrUnknownItemType:         "unknown_item_type",
+	ErrUnsupportedContent:      "unsupported_content",
+	ErrUnsupportedParameter:    "unsupported_parameter",
+	ErrInvalidName:             "invalid_name",
+	ErrInvalidTool:             "invalid_tool",
+	ErrInvalidToolCall:         "invalid_tool_call",
+	ErrUnknownToolCallID:       "unknown_tool_call_id",
+	ErrDuplicateToolCallID:     "duplicate_tool_call_id",
+	ErrToolCallAlreadyAnswered: "tool_call_already_answered",
+	ErrMissingToolResult:       "missing_tool_result",
+}
+
+// RequestError reports a request that cannot be turned into a conversation.
+// It is what an API server answers with HTTP 400; [NewErrorResponse] gives
+// its wire form.
+type RequestError struct {
+	// MessageIndex is the index of the offending message (Chat Completions
+	// "messages") or input item (Responses "input"); -1 when the problem is
+	// not in a message, and len(messages) when it is at the end of them.
+	MessageIndex int
+	// Param is the JSON path of the offending parameter, such as
+	// "messages[3].tool_call_id" or "tools[0].function.name".
+	Param string
+	// Code is a short machine-readable code, such as "unknown_tool_call_id".
+	Code string
+	// Err wraps one of the sentinel errors, with the details.
+	Err error
+}
+
+// Error describes the problem, starting with "openaicompat: " and the
+// parameter's path.
+func (e *RequestError) Error() string {
+	if e.Param == "" {
+		return "openaicompat: " + e.Err.Error()
+	}
+	return "openaicompat: " + e.Param + ": " + e.Err.Error()
+}
+
+// Unwrap returns the underlying error.
+func (e *RequestError) Unwrap() error { return e.Err }
+
+// reqErr builds a RequestError whose Err wraps sentinel with a formatted
+// detail, and whose Code is the sentinel's.
+func reqErr(index int, param string, sentinel error, format string, args ...any) *RequestError {
+	err := sentinel
+	if format != "" {
+		err = fmt.Errorf("%w: %s", sentinel, fmt.Sprintf(format, args...))
+	}
+	return &RequestError{MessageIndex: index, Param: param, Code: codes[sentinel], Err: err}
+}
+
+// OutputError reports model output that cannot be converted: tokens that do
+// not form harmony messages (Err is then a *harmony.ParseError), or, in strict
+// mode, a message from a role other than the assistant.
+type OutputError struct {
+	// MessageIndex is the index of the malformed message among the messages
+	// of the output (the number of messages completed before it).
+	MessageIndex int
+	// Err is a *harmony.ParseError, or wraps ErrUnexpectedMessage.
+	Err error
+}
+
+// Error describes the problem, starting with "openaicompat: ".
+func (e *OutputError) Error() string {
+	return fmt.Sprintf("openaicompat: model output message %d: %v", e.MessageIndex, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *OutputError) Unwrap() error { return e.Err }
+
+// ErrorResponse is the wire form of an API error: {"error": {...}}.
+type ErrorResponse struct {
+	Error ErrorObject `json:"error"`
+}
+
+// ErrorObject is the body of an [ErrorResponse].
+type ErrorObject struct {
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    *string `json:"code"`
+}
+
+// NewErrorResponse returns the wire form of err: a [*RequestError] becomes an
+// "invalid_request_error" with its param and code (answer it with HTTP 400);
+// anything else, model output errors included, a "server_error" without them
+// (HTTP 500).
+func NewErrorResponse(err error) ErrorResponse {
+	var re *RequestError
+	if errors.As(err, &re) {
+		obj := ErrorObject{Message: strings.TrimPrefix(re.Error(), "openaicompat: "), Type: "invalid_request_error"}
+		if re.Param != "" {
+			p := re.Param
+			obj.Param = &p
+		}
+		if re.Code != "" {
+			c := re.Code
+			obj.Code = &c
+		}
+		return ErrorResponse{Error: obj}
+	}
+	return ErrorResponse{Error: ErrorObject{Message: strings.TrimPrefix(err.Error(), "openaicompat: "), Type: "server_error"}}
+}

@@ -1,0 +1,386 @@
+package openaicompat
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/go-harmony/harmony"
+)
+
+// This file holds what the Chat Completions and Responses converters share:
+// the options, and a builder that collects instructions and messages,
+// pairs tool calls with their results, and applies the chain-of-thought
+// rules before it assembles the conversation.
+
+// RequestOptions control how a request becomes a conversation. The zero value
+// (and a nil *RequestOptions) gives the harmony defaults: the ChatGPT identity,
+// knowledge cutoff 2024-06, no current date, medium reasoning, no built-in
+// tools, images refused, earlier reasoning dropped as the harmony guide says.
+type RequestOptions struct {
+	// ModelIdentity replaces the system message's identity line. The harmony
+	// guide advises against it: put a persona in the instructions instead.
+	ModelIdentity string
+	// KnowledgeCutoff is the "Knowledge cutoff:" line; "" means "2024-06".
+	KnowledgeCutoff string
+	// ConversationStartDate is the "Current date:" line, such as
+	// "2025-06-28"; "" leaves the line out. Servers usually pass today's date.
+	ConversationStartDate string
+	// ReasoningEffort is used when the request sets none; "" means medium.
+	// The API spellings ("low", …) are accepted as well as harmony's.
+	ReasoningEffort harmony.ReasoningEffort
+	// BrowserTool and PythonTool declare the built-in tools in the system
+	// message. Running them is the server's business.
+	BrowserTool bool
+	PythonTool  bool
+	// ImagePlaceholder, when set, is the text that stands for each image part
+	// (gpt-oss reads text only). When empty, an image is an error wrapping
+	// [ErrUnsupportedContent].
+	ImagePlaceholder string
+	// KeepReasoning keeps every reasoning message of the history. By default
+	// (false), reasoning that comes before the last final answer is dropped,
+	// as the raw chain-of-thought guide says; reasoning after it (the
+	// assistant's current turn of tool calls) is kept. With KeepReasoning,
+	// render with harmony.RenderOptions{KeepAnalysis: true} too.
+	KeepReasoning bool
+}
+
+// builder collects a conversation from a request's messages or items.
+type builder struct {
+	opts         RequestOptions
+	list         string // "messages" or "input": the name of the list in params
+	instructions []string
+	msgs         []harmony.Message
+	calls        map[string]*toolCall
+	pending      []*toolCall // calls made since the last user message, in order
+}
+
+type toolCall struct {
+	id, name    string // as the API names them
+	recipient   string // the harmony recipient, e.g. "functions.get_weather"
+	channel     string
+	index       int // message or item that made the call
+	answeredBy  int // message or item that answered it, or -1
+	answerParam string
+}
+
+func newBuilder(opts *RequestOptions, list string) *builder {
+	b := &builder{list: list, calls: map[string]*toolCall{}}
+	if opts != nil {
+		b.opts = *opts
+	}
+	return b
+}
+
+func (b *builder) param(i int, field string) string {
+	if field == "" {
+		return fmt.Sprintf("%s[%d]", b.list, i)
+	}
+	return fmt.Sprintf("%s[%d].%s", b.list, i, field)
+}
+
+// instruct adds the text of a system or developer message (or of the
+// Responses "instructions") to the developer message's instructions.
+func (b *builder) instruct(text string) {
+	if text != "" {
+		b.instructions = append(b.instructions, text)
+	}
+}
+
+// user adds a user message; every tool call made before it must have been
+// answered.
+func (b *builder) user(i int, name, text string) error {
+	if err := b.requireResults(i, b.param(i, ""), "before this user message"); err != nil {
+		return err
+	}
+	b.msgs = append(b.msgs, harmony.NewTextMessage(harmony.RoleUser, text).WithName(name))
+	return nil
+}
+
+// reasoning adds the assistant's chain of thought, on the analysis channel.
+func (b *builder) reasoning(name, text string) {
+	b.msgs = append(b.msgs, harmony.NewTextMessage(harmony.RoleAssistant, text).
+		WithName(name).WithChannel(harmony.ChannelAnalysis))
+}
+
+// say adds assistant text: a final answer, or a commentary preamble when
+// tool calls follow in the same turn.
+func (b *builder) say(name, text string, preamble bool) {
+	ch := harmony.ChannelFinal
+	if preamble {
+		ch = harmony.ChannelCommentary
+	}
+	b.msgs = append(b.msgs, harmony.NewTextMessage(harmony.RoleAssistant, text).WithName(name).WithChannel(ch))
+}
+
+// call adds a tool call made by the assistant in message or item i.
+func (b *builder) call(i int, param, author, id, name, args string) error {
+	if id == "" {
+		return reqErr(i, param+"."+b.idField(), ErrInvalidToolCall, "a tool call needs an id")
+	}
+	if name == "" || strings.ContainsAny(name, " \t\r\n\f") {
+		return reqErr(i, param+"."+b.nameField(), ErrInvalidToolCall, "invalid function name %q", name)
+	}
+	if c, ok := b.calls[id]; ok {
+		return reqErr(i, param+"."+b.idField(), ErrDuplicateToolCallID,
+			"%q is already the id of the call to %s in %s", id, c.name, b.param(c.index, ""))
+	}
+	recipient, channel, ctype := b.route(name)
+	c := &toolCall{id: id, name: name, recipient: recipient, channel: channel, index: i, answeredBy: -1}
+	b.calls[id] = c
+	b.pending = append(b.pending, c)
+	b.msgs = append(b.msgs, harmony.NewTextMessage(harmony.RoleAssistant, args).
+		WithName(author).WithRecipient(recipient).WithChannel(channel).WithContentType(ctype))
+	return nil
+}
+
+func (b *builder) idField() string {
+	if b.list == "input" {
+		return "call_id"
+	}
+	return "id"
+}
+
+func (b *builder) nameField() string {
+	if b.list == "input" {
+		return "name"
+	}
+	return "function.name"
+}
+
+// result adds the result of the call with the given id, given in message or
+// item i. name, when set, must be the called function's name.
+func (b *builder) result(i int, idParam, id, nameParam, name, text string) error {
+	if id == "" {
+		return reqErr(i, idParam, ErrInvalidRequest, "a tool result needs the id of the call it answers")
+	}
+	c, ok := b.calls[id]
+	if !ok {
+		return reqErr(i, idParam, ErrUnknownToolCallID, "no earlier tool call has the id %q", id)
+	}
+	if c.answeredBy >= 0 {
+		return reqErr(i, idParam, ErrToolCallAlreadyAnswered,
+			"the call %q (%s, %s) was already answered by %s", id, c.name, b.param(c.index, ""), b.param(c.answeredBy, ""))
+	}
+	if name != "" && name != c.name {
+		return reqErr(i, nameParam, ErrInvalidName,
+			"%q is not the name of the function called by %q (%q)", name, id, c.name)
+	}
+	c.answeredBy = i
+	b.msgs = append(b.msgs, harmony.NewToolMessage(c.recipient, text).
+		WithRecipient(string(harmony.RoleAssistant)).WithChannel(c.channel))
+	return nil
+}
+
+// requireResults checks that every call made since the last user message has
+// a result.
+func (b *builder) requireResults(i int, param, where string) error {
+	var missing []string
+	for _, c := range b.pending {
+		if c.answeredBy < 0 {
+			missing = append(missing, fmt.Sprintf("%q (%s, %s)", c.id, c.name, b.param(c.index, "")))
+		}
+	}
+	b.pending = b.pending[:0]
+	if len(missing) > 0 {
+		return reqErr(i, param, ErrMissingToolResult, "no result for %s %s", strings.Join(missing, ", "), where)
+	}
+	return nil
+}
+
+// route returns the harmony recipient, channel and content type of a call to
+// the function the API names name. Plain names are functions
+// ("functions.NAME", commentary, JSON); a name with a dot is taken as a full
+// recipient ("functions.x" included), so that a call this package reported
+// for a recipient outside "functions" comes back unchanged; the built-in
+// tools, when declared, are called on the analysis channel.
+func (b *builder) route(name string) (recipient, channel, contentType string) {
+	const json = "<|constrain|>json"
+	switch {
+	case b.opts.PythonTool && name == "python", b.opts.BrowserTool && strings.HasPrefix(name, "browser."):
+		return name, harmony.ChannelAnalysis, ""
+	case strings.Contains(name, "."):
+		return name, harmony.ChannelCommentary, json
+	}
+	return "functions." + name, harmony.ChannelCommentary, json
+}
+
+// conversation assembles the system message, the developer message and the
+// messages, applying the chain-of-thought rules.
+func (b *builder) conversation(effort harmony.ReasoningEffort, tools []harmony.ToolDescription, formats []harmony.ResponseFormat) harmony.Conversation {
+	sys := harmony.NewSystemContent()
+	if b.opts.ModelIdentity != "" {
+		sys = sys.WithModelIdentity(b.opts.ModelIdentity)
+	}
+	if b.opts.KnowledgeCutoff != "" {
+		sys = sys.WithKnowledgeCutoff(b.opts.KnowledgeCutoff)
+	}
+	sys = sys.WithConversationStartDate(b.opts.ConversationStartDate)
+	if effort == "" {
+		effort = b.opts.ReasoningEffort
+		if e, ok := parseEffort(string(effort)); ok {
+			effort = e // "low" as well as harmony's "Low"
+		}
+	}
+	if effort != "" {
+		sys = sys.WithReasoningEffort(effort)
+	}
+	if b.opts.BrowserTool {
+		sys = sys.WithBrowserTool()
+	}
+	if b.opts.PythonTool {
+		sys = sys.WithPythonTool()
+	}
+	msgs := make([]harmony.Message, 0, len(b.msgs)+2)
+	msgs = append(msgs, harmony.NewSystemMessage(sys))
+
+	dev := harmony.NewDeveloperContent().WithInstructions(strings.Join(b.instructions, "\n\n"))
+	if len(tools) > 0 {
+		dev = dev.WithFunctionTools(tools...)
+	}
+	for _, f := range formats {
+		dev = dev.WithResponseFormat(f)
+	}
+	if dev.Instructions != "" || len(dev.Tools) > 0 || len(dev.ResponseFormats) > 0 {
+		msgs = append(msgs, harmony.NewDeveloperMessage(dev))
+	}
+	rest := b.msgs
+	if !b.opts.KeepReasoning {
+		rest = dropStaleReasoning(rest)
+	}
+	return harmony.NewConversation(append(msgs, rest...)...)
+}
+
+// dropStaleReasoning returns msgs without the assistant's analysis messages
+// that come before its last final message, as the raw chain-of-thought guide
+// says: once the model has answered, its earlier chain of thought is dropped,
+// while the reasoning of a turn still in progress (tool calls after the last
+// answer) is kept. The result shares msgs' backing array.
+//
+// The harmony renderer's default (the reference's auto_drop_analysis) is not
+// enough here: it drops only the analysis before the first final message,
+// and only when the conversation's last assistant message is final; a
+// multi-turn history keeps the reasoning of every answered turn after the
+// first, and one whose last turn ended in a tool call keeps all of it.
+// Conversations from this package are pruned already, so either setting of
+// harmony.RenderOptions.KeepAnalysis renders them the same.
+func dropStaleReasoning(msgs []harmony.Message) []harmony.Message {
+	last := -1
+	for i := range msgs {
+		if msgs[i].Role == harmony.RoleAssistant && msgs[i].Channel == harmony.ChannelFinal {
+			last = i
+		}
+	}
+	if last < 0 {
+		return msgs
+	}
+	out := msgs[:0:len(msgs)]
+	for i, m := range msgs {
+		if i < last && m.Role == harmony.RoleAssistant && m.Channel == harmony.ChannelAnalysis {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// parseEffort reads a reasoning effort as the APIs spell it.
+func parseEffort(s string) (harmony.ReasoningEffort, bool) {
+	switch strings.ToLower(s) {
+	case "low", "minimal":
+		return harmony.ReasoningLow, true
+	case "medium":
+		return harmony.ReasoningMedium, true
+	case "high":
+		return harmony.ReasoningHigh, true
+	}
+	return "", false
+}
+
+// effort reads the effort of a request, which may give it in two places.
+func effort(a, aParam, b, bParam string) (harmony.ReasoningEffort, error) {
+	var out harmony.ReasoningEffort
+	for _, f := range []struct{ v, param string }{{a, aParam}, {b, bParam}} {
+		if f.v == "" {
+			continue
+		}
+		e, ok := parseEffort(f.v)
+		if !ok {
+			return "", reqErr(-1, f.param, ErrInvalidRequest, "reasoning effort %q is not low, medium or high", f.v)
+		}
+		if out != "" && e != out {
+			return "", reqErr(-1, f.param, ErrInvalidRequest, "%s %q disagrees with %s %q", bParam, b, aParam, a)
+		}
+		out = e
+	}
+	return out, nil
+}
+
+// validName reports whether s matches ^[a-zA-Z0-9_-]+$ and is at most max
+// bytes long (max 0: no limit).
+func validName(s string, max int) bool {
+	if s == "" || (max > 0 && len(s) > max) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// functionTool validates one function tool definition.
+func functionTool(param, name, description string, parameters json.RawMessage, seen map[string]bool) (harmony.ToolDescription, error) {
+	if !validName(name, 64) {
+		return harmony.ToolDescription{}, reqErr(-1, param+"name", ErrInvalidTool,
+			"function name %q does not match ^[a-zA-Z0-9_-]{1,64}$", name)
+	}
+	if seen[name] {
+		return harmony.ToolDescription{}, reqErr(-1, param+"name", ErrInvalidTool, "a second function named %q", name)
+	}
+	seen[name] = true
+	p := bytes.TrimSpace(parameters)
+	if len(p) == 0 || bytes.Equal(p, []byte("null")) {
+		p = nil
+	} else if p[0] != '{' {
+		return harmony.ToolDescription{}, reqErr(-1, param+"parameters", ErrInvalidTool,
+			"the parameters of %q must be a JSON Schema object", name)
+	}
+	return harmony.NewToolDescription(name, description, json.RawMessage(p)), nil
+}
+
+// toolChoice validates tool_choice against the tools and reports whether the
+// tools are declared in the prompt: "none" leaves them out, so that the model
+// is not told about functions it may not call.
+func toolChoice(tc *ToolChoice, param string, seen map[string]bool) (declare bool, err error) {
+	if tc == nil {
+		return true, nil
+	}
+	switch tc.Mode {
+	case "", "auto", "required":
+		return true, nil
+	case "none":
+		return false, nil
+	case "function":
+		if !seen[tc.Function] {
+			return false, reqErr(-1, param, ErrInvalidRequest, "tool_choice names %q, which is not among the tools", tc.Function)
+		}
+		return true, nil
+	}
+	return false, reqErr(-1, param, ErrInvalidRequest, "tool_choice %q is not auto, none, required or a function", tc.Mode)
+}
+
+// schemaFormat validates a json_schema response format.
+func schemaFormat(param, name, description string, schema json.RawMessage) (harmony.ResponseFormat, error) {
+	if name == "" {
+		return harmony.ResponseFormat{}, reqErr(-1, param+"name", ErrInvalidRequest, "a json_schema response format needs a name")
+	}
+	s := bytes.TrimSpace(schema)
+	if len(s) == 0 || s[0] != '{' {
+		return harmony.ResponseFormat{}, reqErr(-1, param+"schema", ErrInvalidRequest, "a json_schema response format needs a JSON Schema object")
+	}
+	return harmony.ResponseFormat{Name: name, Description: description, Schema: json.RawMessage(s)}, nil
+}

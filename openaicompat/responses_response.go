@@ -1,0 +1,283 @@
+package openaicompat
+
+import (
+	"strings"
+
+	"github.com/go-harmony/harmony"
+)
+
+// NewResponse builds a Responses API response from the messages the model
+// wrote: one output item per message, in order — a "reasoning" item with a
+// reasoning_text part for each analysis message, a "message" item with an
+// output_text part for each final answer or preamble, a "function_call" item
+// for each message to a recipient. When s.Truncated, the last item and the
+// response are "incomplete". A nil opts means the defaults. Errors are
+// [*OutputError]s.
+func NewResponse(msgs []harmony.Message, s Sampling, opts *ResponseOptions) (*Response, error) {
+	a := newRespAcc(opts, false)
+	if err := replay(msgs, a.opts.Lenient, s.Truncated, a); err != nil {
+		return nil, err
+	}
+	return a.response(s), nil
+}
+
+// ResponseFromTokens is [NewResponse] for the sampled tokens themselves,
+// parsed as the [ResponsesStreamConverter] parses them.
+func ResponseFromTokens(enc *harmony.Encoding, tokens []harmony.Token, s Sampling, opts *ResponseOptions) (*Response, error) {
+	a := newRespAcc(opts, false)
+	d, err := newDecoder(enc, &a.opts)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tokens {
+		if err := d.process(t, a); err != nil {
+			return nil, err
+		}
+	}
+	if err := d.finish(a, s.Truncated); err != nil {
+		return nil, err
+	}
+	return a.response(s), nil
+}
+
+// ResponsesStreamConverter turns sampled tokens, one at a time, into the
+// events of a streamed response: "response.created" and
+// "response.in_progress" first; for each output item
+// "response.output_item.added", then for reasoning and messages
+// "response.content_part.added", the text's ".delta" events, its ".done",
+// "response.content_part.done", and for function calls
+// "response.function_call_arguments.delta" events and ".done"; then
+// "response.output_item.done"; and at the end "response.completed" (or
+// "response.incomplete"). Items, deltas and done events agree with
+// [ResponseFromTokens] for the same tokens.
+//
+// Call [ResponsesStreamConverter.Process] for each token, then
+// [ResponsesStreamConverter.Finish] once. The returned events are the
+// caller's. After an error every call returns it again. A
+// ResponsesStreamConverter is not safe for concurrent use.
+type ResponsesStreamConverter struct {
+	d       *decoder
+	a       *respAcc
+	started bool
+}
+
+// NewResponsesStreamConverter returns a converter for one response. A nil
+// opts means the defaults.
+func NewResponsesStreamConverter(enc *harmony.Encoding, opts *ResponseOptions) (*ResponsesStreamConverter, error) {
+	a := newRespAcc(opts, true)
+	d, err := newDecoder(enc, &a.opts)
+	if err != nil {
+		return nil, err
+	}
+	return &ResponsesStreamConverter{d: d, a: a}, nil
+}
+
+// Process consumes one sampled token and returns the events it completes,
+// often none. Malformed output is an [*OutputError] (when strict); events
+// returned with an error are still valid.
+func (c *ResponsesStreamConverter) Process(t harmony.Token) ([]ResponseEvent, error) {
+	c.begin()
+	err := c.d.process(t, c.a)
+	return c.a.take(), err
+}
+
+// Finish ends the stream and returns its last events, ending with
+// "response.completed" or, when s.Truncated, "response.incomplete".
+func (c *ResponsesStreamConverter) Finish(s Sampling) ([]ResponseEvent, error) {
+	c.begin()
+	if err := c.d.finish(c.a, s.Truncated); err != nil {
+		return c.a.take(), err
+	}
+	r := c.a.response(s)
+	typ := "response.completed"
+	if s.Truncated {
+		typ = "response.incomplete"
+	}
+	c.a.emit(ResponseEvent{Type: typ, Response: r})
+	return c.a.take(), nil
+}
+
+// Messages returns the messages of the output so far, text recovered in
+// lenient mode included. The slice is the converter's own.
+func (c *ResponsesStreamConverter) Messages() []harmony.Message { return c.d.msgs }
+
+func (c *ResponsesStreamConverter) begin() {
+	if c.started {
+		return
+	}
+	c.started = true
+	for _, typ := range []string{"response.created", "response.in_progress"} {
+		r := c.a.envelope()
+		r.Status = "in_progress"
+		c.a.emit(ResponseEvent{Type: typ, Response: r})
+	}
+}
+
+// respAcc builds output items from the decoder's events and, when
+// streaming, the events that say the same.
+type respAcc struct {
+	opts    ResponseOptions
+	id      string
+	created int64
+	ids     idSet
+	stream  bool
+	items   []Item
+	cur     kind
+	skip    bool // the current message is reasoning left out
+	buf     strings.Builder
+	seq     int
+	out     []ResponseEvent
+}
+
+func newRespAcc(opts *ResponseOptions, stream bool) *respAcc {
+	a := &respAcc{ids: idSet{}, stream: stream}
+	if opts != nil {
+		a.opts = *opts
+	}
+	a.id = a.opts.ID
+	if a.id == "" {
+		a.id = "resp_" + a.opts.newID()
+	}
+	a.created = a.opts.created()
+	return a
+}
+
+func (a *respAcc) emit(e ResponseEvent) {
+	e.SequenceNumber = a.seq
+	a.seq++
+	a.out = append(a.out, e)
+}
+
+func (a *respAcc) take() []ResponseEvent {
+	out := a.out
+	a.out = nil
+	return out
+}
+
+// partType is the type of the one content part of a reasoning or message
+// item.
+func partType(k kind) string {
+	if k == kindReasoning {
+		return "reasoning_text"
+	}
+	return "output_text"
+}
+
+// snapshot returns the current item with its text as given, sharing nothing
+// with the item being built.
+func (a *respAcc) snapshot(text, status string, withPart bool) *Item {
+	it := a.items[len(a.items)-1]
+	switch a.cur {
+	case kindToolCall:
+		it.Arguments = text
+	default:
+		parts := []ItemPart{}
+		if withPart {
+			parts = []ItemPart{{Type: partType(a.cur), Text: text}}
+		}
+		it.Content = &ItemContent{Parts: parts}
+	}
+	if it.Type != "reasoning" {
+		it.Status = status
+	}
+	return &it
+}
+
+func (a *respAcc) start(k kind, name string) {
+	a.cur, a.skip = k, k == kindReasoning && a.opts.ExcludeReasoning
+	if a.skip {
+		return
+	}
+	a.buf.Reset()
+	var it Item
+	switch k {
+	case kindReasoning:
+		it = Item{Type: "reasoning", ID: a.ids.unique("rs_" + a.opts.newID())}
+	case kindToolCall:
+		it = Item{Type: "function_call", ID: a.ids.unique("fc_" + a.opts.newID())}
+		it.CallID = a.ids.unique("call_" + a.opts.newID())
+		it.Name = name
+	default:
+		it = Item{Type: "message", ID: a.ids.unique("msg_" + a.opts.newID()), Role: "assistant"}
+	}
+	a.items = append(a.items, it)
+	if !a.stream {
+		return
+	}
+	idx := len(a.items) - 1
+	a.emit(ResponseEvent{Type: "response.output_item.added", OutputIndex: idx, Item: a.snapshot("", "in_progress", false)})
+	if k != kindToolCall {
+		a.emit(ResponseEvent{Type: "response.content_part.added", ItemID: it.ID, OutputIndex: idx,
+			Part: &ItemPart{Type: partType(k)}})
+	}
+}
+
+func (a *respAcc) delta(text string) {
+	if a.skip {
+		return
+	}
+	a.buf.WriteString(text)
+	if !a.stream {
+		return
+	}
+	idx := len(a.items) - 1
+	typ := "response.output_text.delta"
+	switch a.cur {
+	case kindToolCall:
+		typ = "response.function_call_arguments.delta"
+	case kindReasoning:
+		typ = "response.reasoning_text.delta"
+	}
+	a.emit(ResponseEvent{Type: typ, ItemID: a.items[idx].ID, OutputIndex: idx, Delta: text})
+}
+
+func (a *respAcc) end(text string, cut bool) {
+	if a.skip {
+		return
+	}
+	status := "completed"
+	if cut {
+		status = "incomplete"
+	}
+	idx := len(a.items) - 1
+	id := a.items[idx].ID
+	text = a.buf.String()
+	a.items[idx] = *a.snapshot(text, status, true)
+	if !a.stream {
+		return
+	}
+	switch a.cur {
+	case kindToolCall:
+		a.emit(ResponseEvent{Type: "response.function_call_arguments.done", ItemID: id, OutputIndex: idx, Arguments: text})
+	default:
+		typ := "response.output_text.done"
+		if a.cur == kindReasoning {
+			typ = "response.reasoning_text.done"
+		}
+		a.emit(ResponseEvent{Type: typ, ItemID: id, OutputIndex: idx, Text: text})
+		a.emit(ResponseEvent{Type: "response.content_part.done", ItemID: id, OutputIndex: idx,
+			Part: &ItemPart{Type: partType(a.cur), Text: text}})
+	}
+	a.emit(ResponseEvent{Type: "response.output_item.done", OutputIndex: idx, Item: a.snapshot(text, status, true)})
+}
+
+// envelope returns the response object without output or usage.
+func (a *respAcc) envelope() *Response {
+	return &Response{ID: a.id, Object: "response", CreatedAt: a.created, Model: a.opts.Model, Output: []Item{}}
+}
+
+func (a *respAcc) response(s Sampling) *Response {
+	r := a.envelope()
+	r.Status = "completed"
+	if s.Truncated {
+		r.Status = "incomplete"
+		r.IncompleteDetails = &IncompleteDetails{Reason: "max_output_tokens"}
+	}
+	r.Output = append(r.Output, a.items...)
+	r.Usage = &ResponsesUsage{InputTokens: s.PromptTokens, OutputTokens: s.CompletionTokens,
+		TotalTokens: s.PromptTokens + s.CompletionTokens}
+	if s.ReasoningTokens > 0 {
+		r.Usage.OutputTokensDetails = &OutputTokensDetails{ReasoningTokens: s.ReasoningTokens}
+	}
+	return r
+}

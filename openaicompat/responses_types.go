@@ -1,0 +1,448 @@
+package openaicompat
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+)
+
+// ResponsesRequest is the body of POST /v1/responses. As with
+// [ChatCompletionRequest], fields this package does not read are carried
+// for the server, unknown JSON fields are ignored, and unknown item and part
+// types are errors.
+type ResponsesRequest struct {
+	Model string `json:"model"`
+	// Input is a string (one user message) or a list of items.
+	Input        ResponsesInput `json:"input"`
+	Instructions string         `json:"instructions,omitempty"`
+
+	Tools             []ResponsesTool      `json:"tools,omitempty"`
+	ToolChoice        *ResponsesToolChoice `json:"tool_choice,omitempty"`
+	ParallelToolCalls *bool                `json:"parallel_tool_calls,omitempty"`
+
+	Reasoning *ResponsesReasoning `json:"reasoning,omitempty"`
+	Text      *ResponsesText      `json:"text,omitempty"`
+
+	Stream          bool `json:"stream,omitempty"`
+	MaxOutputTokens *int `json:"max_output_tokens,omitempty"`
+
+	// PreviousResponseID needs responses stored on the server; a request
+	// that sets it is refused with [ErrUnsupportedParameter].
+	PreviousResponseID string `json:"previous_response_id,omitempty"`
+
+	// Passed through for the server.
+	Temperature *float64          `json:"temperature,omitempty"`
+	TopP        *float64          `json:"top_p,omitempty"`
+	Store       *bool             `json:"store,omitempty"`
+	User        string            `json:"user,omitempty"`
+	Metadata    map[string]string `json:"metadata,omitempty"`
+}
+
+// ResponseOptions returns the [ResponseOptions] the request asks for: its
+// model. The caller adds ids, the time and the rest.
+func (r *ResponsesRequest) ResponseOptions() ResponseOptions {
+	return ResponseOptions{Model: r.Model}
+}
+
+// ResponsesInput is a request's input: a string, or a list of items.
+type ResponsesInput struct {
+	Text  string // the string form, when Items is nil
+	Items []Item // the list form; non-nil means a list, even empty
+}
+
+// MarshalJSON writes a string, or the list when Items is non-nil.
+func (in ResponsesInput) MarshalJSON() ([]byte, error) {
+	if in.Items != nil {
+		return json.Marshal(in.Items)
+	}
+	return json.Marshal(in.Text)
+}
+
+// UnmarshalJSON reads a string or a list of items.
+func (in *ResponsesInput) UnmarshalJSON(data []byte) error {
+	if d := bytes.TrimSpace(data); len(d) > 0 && d[0] == '"' {
+		*in = ResponsesInput{}
+		return json.Unmarshal(d, &in.Text)
+	}
+	var items []Item
+	if err := json.Unmarshal(data, &items); err != nil {
+		return errors.New("input must be a string or a list of items")
+	}
+	if items == nil {
+		items = []Item{}
+	}
+	*in = ResponsesInput{Items: items}
+	return nil
+}
+
+// ResponsesTool is one entry of a request's "tools": only Type "function"
+// is supported. Parameters keeps its key order; Strict is for the sampler.
+type ResponsesTool struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	Strict      *bool           `json:"strict,omitempty"`
+}
+
+// ResponsesToolChoice is a Responses request's "tool_choice": Mode "auto",
+// "none" or "required", or a named function (Mode "function", Name set).
+type ResponsesToolChoice struct {
+	Mode string
+	Name string
+}
+
+// MarshalJSON writes the mode as a string, or {"type":"function","name":…}.
+func (t ResponsesToolChoice) MarshalJSON() ([]byte, error) {
+	if t.Mode != "function" {
+		return json.Marshal(t.Mode)
+	}
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		Name string `json:"name"`
+	}{"function", t.Name})
+}
+
+// UnmarshalJSON reads a mode string or {"type":"function","name":…}.
+func (t *ResponsesToolChoice) UnmarshalJSON(data []byte) error {
+	var tc ToolChoice
+	if err := tc.UnmarshalJSON(data); err != nil {
+		return err
+	}
+	*t = ResponsesToolChoice{Mode: tc.Mode, Name: tc.Function}
+	return nil
+}
+
+// ResponsesReasoning is a Responses request's "reasoning". Summary is
+// accepted and ignored: gpt-oss writes no summaries.
+type ResponsesReasoning struct {
+	Effort  string `json:"effort,omitempty"`
+	Summary string `json:"summary,omitempty"`
+}
+
+// ResponsesText is a Responses request's "text" parameter.
+type ResponsesText struct {
+	Format *TextFormat `json:"format,omitempty"`
+}
+
+// TextFormat is the output format: Type "text", "json_object" or
+// "json_schema" (with Name, Schema and an optional Description).
+type TextFormat struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Schema      json.RawMessage `json:"schema,omitempty"`
+	Strict      *bool           `json:"strict,omitempty"`
+}
+
+// Item is an input or output item of the Responses API. The same type reads
+// a request's input and writes a response's output, so that a client can
+// send the output of one response back as input. Types:
+//
+//   - "message": Role and Content (a string, or parts of type
+//     "input_text", "output_text", "refusal", "input_image").
+//   - "reasoning": Content (parts of type "reasoning_text") and Summary
+//     (parts of type "summary_text").
+//   - "function_call": CallID, Name and Arguments (JSON text).
+//   - "function_call_output": CallID and Output.
+type Item struct {
+	Type             string       `json:"type,omitempty"`
+	ID               string       `json:"id,omitempty"`
+	Status           string       `json:"status,omitempty"`
+	Role             string       `json:"role,omitempty"`
+	Content          *ItemContent `json:"content,omitempty"`
+	Summary          []ItemPart   `json:"summary,omitempty"`
+	EncryptedContent string       `json:"encrypted_content,omitempty"`
+	CallID           string       `json:"call_id,omitempty"`
+	Name             string       `json:"name,omitempty"`
+	Arguments        string       `json:"arguments,omitempty"`
+	Output           *ItemContent `json:"output,omitempty"`
+}
+
+// MarshalJSON writes the fields of the item's type in the order OpenAI
+// writes them, the required ones even when empty (a reasoning item's
+// "summary": [], a function call's "arguments": "").
+func (it Item) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", it.Type)
+	if it.ID != "" {
+		w.field("id", it.ID)
+	}
+	switch it.Type {
+	case "message":
+		if it.Status != "" {
+			w.field("status", it.Status)
+		}
+		w.field("role", it.Role)
+		if it.Content != nil {
+			w.field("content", it.Content)
+		} else {
+			w.field("content", []ItemPart{})
+		}
+	case "reasoning":
+		summary := it.Summary
+		if summary == nil {
+			summary = []ItemPart{}
+		}
+		w.field("summary", summary)
+		if it.Content != nil {
+			w.field("content", it.Content)
+		}
+		if it.EncryptedContent != "" {
+			w.field("encrypted_content", it.EncryptedContent)
+		}
+		if it.Status != "" {
+			w.field("status", it.Status)
+		}
+	case "function_call":
+		w.field("call_id", it.CallID)
+		w.field("name", it.Name)
+		w.field("arguments", it.Arguments)
+		if it.Status != "" {
+			w.field("status", it.Status)
+		}
+	case "function_call_output":
+		w.field("call_id", it.CallID)
+		if it.Output != nil {
+			w.field("output", it.Output)
+		} else {
+			w.field("output", "")
+		}
+		if it.Status != "" {
+			w.field("status", it.Status)
+		}
+	default:
+		type plain Item
+		p := plain(it)
+		p.Type, p.ID = "", ""
+		w.merge(p)
+	}
+	return w.bytes()
+}
+
+// ItemContent is the content of a message or reasoning item, or the output
+// of a function call: a string, or a list of parts.
+type ItemContent struct {
+	Text  string     // the string form, when Parts is nil
+	Parts []ItemPart // the list form; non-nil means a list, even empty
+}
+
+// MarshalJSON writes a string, or the list of parts when Parts is non-nil.
+func (c ItemContent) MarshalJSON() ([]byte, error) {
+	if c.Parts != nil {
+		return json.Marshal(c.Parts)
+	}
+	return json.Marshal(c.Text)
+}
+
+// UnmarshalJSON reads a string or a list of parts.
+func (c *ItemContent) UnmarshalJSON(data []byte) error {
+	if d := bytes.TrimSpace(data); len(d) > 0 && d[0] == '"' {
+		*c = ItemContent{}
+		return json.Unmarshal(d, &c.Text)
+	}
+	var parts []ItemPart
+	if err := json.Unmarshal(data, &parts); err != nil {
+		return errors.New("content must be a string or a list of parts")
+	}
+	if parts == nil {
+		parts = []ItemPart{}
+	}
+	*c = ItemContent{Parts: parts}
+	return nil
+}
+
+// ItemPart is one typed part of an item's content: "input_text",
+// "output_text", "reasoning_text", "summary_text" (Text), "refusal"
+// (Refusal), "input_image" (ImageURL or FileID, Detail), "input_file"
+// (FileID).
+type ItemPart struct {
+	Type        string            `json:"type"`
+	Text        string            `json:"text,omitempty"`
+	Refusal     string            `json:"refusal,omitempty"`
+	ImageURL    string            `json:"image_url,omitempty"`
+	FileID      string            `json:"file_id,omitempty"`
+	Detail      string            `json:"detail,omitempty"`
+	Annotations []json.RawMessage `json:"annotations,omitempty"`
+}
+
+// MarshalJSON writes the fields of the part's type; a text part's "text" is
+// written even when empty, and an output_text part's "annotations" as [] when
+// it has none.
+func (p ItemPart) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", p.Type)
+	switch p.Type {
+	case "input_text", "output_text", "reasoning_text", "summary_text", "text":
+		w.field("text", p.Text)
+		if p.Type == "output_text" {
+			ann := p.Annotations
+			if ann == nil {
+				ann = []json.RawMessage{}
+			}
+			w.field("annotations", ann)
+		}
+	default:
+		for _, f := range []struct{ k, v string }{{"text", p.Text}, {"refusal", p.Refusal},
+			{"image_url", p.ImageURL}, {"file_id", p.FileID}, {"detail", p.Detail}} {
+			if f.v != "" {
+				w.field(f.k, f.v)
+			}
+		}
+		if p.Annotations != nil {
+			w.field("annotations", p.Annotations)
+		}
+	}
+	return w.bytes()
+}
+
+// Response is the Responses API's response object.
+type Response struct {
+	ID                string             `json:"id"`
+	Object            string             `json:"object"` // "response"
+	CreatedAt         int64              `json:"created_at"`
+	Status            string             `json:"status"` // "in_progress", "completed" or "incomplete"
+	IncompleteDetails *IncompleteDetails `json:"incomplete_details"`
+	Model             string             `json:"model"`
+	Output            []Item             `json:"output"`
+	Usage             *ResponsesUsage    `json:"usage,omitempty"`
+}
+
+// IncompleteDetails says why a response is incomplete: "max_output_tokens".
+type IncompleteDetails struct {
+	Reason string `json:"reason"`
+}
+
+// ResponsesUsage is the token usage of a response.
+type ResponsesUsage struct {
+	InputTokens         int                  `json:"input_tokens"`
+	OutputTokens        int                  `json:"output_tokens"`
+	OutputTokensDetails *OutputTokensDetails `json:"output_tokens_details,omitempty"`
+	TotalTokens         int                  `json:"total_tokens"`
+}
+
+// OutputTokensDetails breaks the output tokens down.
+type OutputTokensDetails struct {
+	ReasoningTokens int `json:"reasoning_tokens"`
+}
+
+// ResponseEvent is one server-sent event of a streamed response. Which
+// fields it has depends on its Type:
+//
+//   - "response.created", "response.in_progress", "response.completed",
+//     "response.incomplete": Response.
+//   - "response.output_item.added", "response.output_item.done":
+//     OutputIndex, Item.
+//   - "response.content_part.added", "response.content_part.done": ItemID,
+//     OutputIndex, ContentIndex, Part.
+//   - "response.reasoning_text.delta", "response.output_text.delta": ItemID,
+//     OutputIndex, ContentIndex, Delta.
+//   - "response.reasoning_text.done", "response.output_text.done": ItemID,
+//     OutputIndex, ContentIndex, Text.
+//   - "response.function_call_arguments.delta": ItemID, OutputIndex, Delta.
+//   - "response.function_call_arguments.done": ItemID, OutputIndex,
+//     Arguments.
+//
+// Every event has a SequenceNumber, counting from 0.
+type ResponseEvent struct {
+	Type           string
+	SequenceNumber int
+	Response       *Response
+	OutputIndex    int
+	ContentIndex   int
+	ItemID         string
+	Item           *Item
+	Part           *ItemPart
+	Delta          string
+	Text           string
+	Arguments      string
+}
+
+// MarshalJSON writes the fields of the event's type (see [ResponseEvent]).
+func (e ResponseEvent) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.field("type", e.Type)
+	w.field("sequence_number", e.SequenceNumber)
+	switch e.Type {
+	case "response.created", "response.in_progress", "response.completed", "response.incomplete":
+		w.field("response", e.Response)
+	case "response.output_item.added", "response.output_item.done":
+		w.field("output_index", e.OutputIndex)
+		w.field("item", e.Item)
+	case "response.function_call_arguments.delta":
+		w.field("item_id", e.ItemID)
+		w.field("output_index", e.OutputIndex)
+		w.field("delta", e.Delta)
+	case "response.function_call_arguments.done":
+		w.field("item_id", e.ItemID)
+		w.field("output_index", e.OutputIndex)
+		w.field("arguments", e.Arguments)
+	default:
+		w.field("item_id", e.ItemID)
+		w.field("output_index", e.OutputIndex)
+		w.field("content_index", e.ContentIndex)
+		switch e.Type {
+		case "response.content_part.added", "response.content_part.done":
+			w.field("part", e.Part)
+		case "response.reasoning_text.delta", "response.output_text.delta":
+			w.field("delta", e.Delta)
+		default:
+			w.field("text", e.Text)
+		}
+	}
+	return w.bytes()
+}
+
+// objWriter writes a JSON object field by field, in order.
+type objWriter struct {
+	b   []byte
+	err error
+}
+
+func (w *objWriter) field(key string, v any) {
+	if w.err != nil {
+		return
+	}
+	val, err := json.Marshal(v)
+	if err != nil {
+		w.err = err
+		return
+	}
+	w.sep()
+	k, _ := json.Marshal(key)
+	w.b = append(append(append(w.b, k...), ':'), val...)
+}
+
+// merge appends the fields of v's own JSON object.
+func (w *objWriter) merge(v any) {
+	if w.err != nil {
+		return
+	}
+	val, err := json.Marshal(v)
+	if err != nil {
+		w.err = err
+		return
+	}
+	if inner := bytes.TrimSpace(val[1 : len(val)-1]); len(inner) > 0 {
+		w.sep()
+		w.b = append(w.b, inner...)
+	}
+}
+
+func (w *objWriter) sep() {
+	if len(w.b) == 0 {
+		w.b = append(w.b, '{')
+	} else {
+		w.b = append(w.b, ',')
+	}
+}
+
+func (w *objWriter) bytes() ([]byte, error) {
+	if w.err != nil {
+		return nil, w.err
+	}
+	if len(w.b) == 0 {
+		return []byte("{}"), nil
+	}
+	return append(w.b, '}'), nil
+}
