@@ -1,0 +1,540 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/openaicompat"
+)
+
+// The endpoints.
+const (
+	chatPath      = "/v1/chat/completions"
+	responsesPath = "/v1/responses"
+)
+
+// options are the server's settings besides its model and prompt log.
+type options struct {
+	// Model is the model name reported when a request names none; the
+	// name a request gives is echoed. "" means "gpt-oss-120b".
+	Model string
+	// Now is the clock: the responses' creation time and the "Current date"
+	// of the system message (its UTC date). nil means time.Now.
+	Now func() time.Time
+	// NewIDs returns, for each response, the generator of the suffixes of
+	// its ids (openaicompat.ResponseOptions.IDGenerator). nil means random
+	// ids. Tests pass a fresh counter per response.
+	NewIDs func() func() string
+	// MaxBodyBytes limits a request's body; 0 means 8 MiB.
+	MaxBodyBytes int64
+	// TokenDelay is a pause after each token of a stream, to make it look
+	// like sampling; 0 means none.
+	TokenDelay time.Duration
+}
+
+// server answers the OpenAI endpoints with completions from a model. It is
+// safe for concurrent use.
+type server struct {
+	enc   *harmony.Encoding
+	model model
+	opts  options
+
+	// mu serializes the prompt log and the model's calls together, so that
+	// line n of the prompt log is the prompt that got completion n (line
+	// n of a replay file, cycling).
+	mu      sync.Mutex
+	prompts io.Writer
+}
+
+// newServer returns a server that renders requests with enc, takes the
+// completions from m, and, when prompts is non-nil, writes one JSON line
+// {"text": ..., "tokens": [...]} there per rendered prompt.
+func newServer(enc *harmony.Encoding, m model, prompts io.Writer, opts options) *server {
+	if opts.Model == "" {
+		opts.Model = "gpt-oss-120b"
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = 8 << 20
+	}
+	return &server{enc: enc, model: m, opts: opts, prompts: prompts}
+}
+
+// ServeHTTP routes POST /v1/chat/completions and POST /v1/responses.
+// Anything else gets 404 (unknown path) or 405 (another method).
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var handle func(http.ResponseWriter, *http.Request)
+	switch r.URL.Path {
+	case chatPath:
+		handle = s.chat
+	case responsesPath:
+		handle = s.responses
+	default:
+		writeError(w, http.StatusNotFound, errorBody(
+			fmt.Sprintf("Invalid URL (%s %s): this server has only POST %s and POST %s", r.Method, r.URL.Path, chatPath, responsesPath),
+			"invalid_request_error", "", "unknown_url"))
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, errorBody(
+			fmt.Sprintf("Method %s not allowed on %s: use POST", r.Method, r.URL.Path),
+			"invalid_request_error", "", "method_not_allowed"))
+		return
+	}
+	handle(w, r)
+}
+
+// chat answers POST /v1/chat/completions.
+func (s *server) chat(w http.ResponseWriter, r *http.Request) {
+	var req openaicompat.ChatCompletionRequest
+	if !s.decode(w, r, &req) {
+		return
+	}
+	if err := checkChat(&req); err != nil {
+		writeError(w, http.StatusBadRequest, openaicompat.NewErrorResponse(err))
+		return
+	}
+	conv, err := req.Conversation(s.requestOptions())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, openaicompat.NewErrorResponse(err))
+		return
+	}
+	ids, samp, err := s.complete(conv, req.MaxOutputTokens())
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, openaicompat.NewErrorResponse(err))
+		return
+	}
+	ro := s.responseOptions(req.ResponseOptions())
+	if !req.Stream {
+		resp, err := openaicompat.ChatCompletionFromTokens(s.enc, ids, samp, &ro)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, openaicompat.NewErrorResponse(err))
+			return
+		}
+		writeJSON(w, http.StatusOK, resp)
+		return
+	}
+	c, err := openaicompat.NewChatStreamConverter(s.enc, &ro)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, openaicompat.NewErrorResponse(err))
+		return
+	}
+	sse := startSSE(w)
+	send := func(chunks []openaicompat.ChatCompletionChunk) bool {
+		for _, ch := range chunks {
+			if !sse.send("", ch) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, t := range ids {
+		chunks, err := c.Process(t)
+		if !send(chunks) {
+			return
+		}
+		if err != nil {
+			sse.send("", openaicompat.NewErrorResponse(err))
+			return
+		}
+		if !s.pause(r.Context()) {
+			return
+		}
+	}
+	chunks, err := c.Finish(samp)
+	if !send(chunks) {
+		return
+	}
+	if err != nil {
+		sse.send("", openaicompat.NewErrorResponse(err))
+		return
+	}
+	sse.sendRaw("", "[DONE]")
+}
+
+// checkChat refuses what openaicompat leaves to the server: several
+// choices, a token limit below 1, stream_options without stream.
+func checkChat(req *openaicompat.ChatCompletionRequest) error {
+	if req.N != nil && *req.N != 1 {
+		return requestError("n", openaicompat.ErrUnsupportedParameter, "unsupported_parameter",
+			"n is %d: this server samples one choice", *req.N)
+	}
+	if err := checkLimit("max_tokens", req.MaxTokens); err != nil {
+		return err
+	}
+	if err := checkLimit("max_completion_tokens", req.MaxCompletionTokens); err != nil {
+		return err
+	}
+	if req.StreamOptions != nil && !req.Stream {
+		return requestError("stream_options", openaicompat.ErrInvalidRequest, "invalid_request",
+			"stream_options is only allowed when stream is true")
+	}
+	return nil
+}
+
+// responses answers POST /v1/responses.
+func (s *server) responses(w http.ResponseWriter, r *http.Request) {
+	var req openaicompat.ResponsesRequest
+	if !s.decode(w, r, &req) {
+		return
+	}
+	if err := checkLimit("max_output_tokens", req.MaxOutputTokens); err != nil {
+		writeError(w, http.StatusBadRequest, openaicompat.NewErrorResponse(err))
+		return
+	}
+	conv, err := req.Conversation(s.requestOptions())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, openaicompat.NewErrorResponse(err))
+		return
+	}
+	limit := 0
+	if req.MaxOutputTokens != nil {
+		limit = *req.MaxOutputTokens
+	}
+	ids, samp, err := s.complete(conv, limit)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, openaicompat.NewErrorResponse(err))
+		return
+	}
+	ro := s.responseOptions(req.ResponseOptions())
+	if !req.Stream {
+		resp, err := openaicompat.ResponseFromTokens(s.enc, ids, samp, &ro)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, openaicompat.NewErrorResponse(err))
+			return
+		}
+		writeJSON(w, http.StatusOK, resp)
+		return
+	}
+	c, err := openaicompat.NewResponsesStreamConverter(s.enc, &ro)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, openaicompat.NewErrorResponse(err))
+		return
+	}
+	sse := startSSE(w)
+	seq := 0 // the sequence number of the next event
+	send := func(events []openaicompat.ResponseEvent) bool {
+		for _, e := range events {
+			if !sse.send(e.Type, e) {
+				return false
+			}
+			seq = e.SequenceNumber + 1
+		}
+		return true
+	}
+	fail := func(err error) {
+		// The Responses API's "error" event: the error object's fields
+		// at the top level, with the event's type and sequence number.
+		obj := openaicompat.NewErrorResponse(err).Error
+		sse.send("error", struct {
+			Type           string  `json:"type"`
+			Code           *string `json:"code"`
+			Message        string  `json:"message"`
+			Param          *string `json:"param"`
+			SequenceNumber int     `json:"sequence_number"`
+		}{"error", obj.Code, obj.Message, obj.Param, seq})
+	}
+	for _, t := range ids {
+		events, err := c.Process(t)
+		if !send(events) {
+			return
+		}
+		if err != nil {
+			fail(err)
+			return
+		}
+		if !s.pause(r.Context()) {
+			return
+		}
+	}
+	events, err := c.Finish(samp)
+	if !send(events) {
+		return
+	}
+	if err != nil {
+		fail(err)
+	}
+}
+
+// checkLimit refuses a token limit below 1.
+func checkLimit(param string, limit *int) error {
+	if limit != nil && *limit < 1 {
+		return requestError(param, openaicompat.ErrInvalidRequest, "invalid_request",
+			"%s is %d: it must be at least 1", param, *limit)
+	}
+	return nil
+}
+
+// requestError returns a *openaicompat.RequestError about a request
+// parameter, worded as openaicompat words its own.
+func requestError(param string, sentinel error, code, format string, args ...any) error {
+	return &openaicompat.RequestError{MessageIndex: -1, Param: param, Code: code,
+		Err: fmt.Errorf("%w: %s", sentinel, fmt.Sprintf(format, args...))}
+}
+
+// requestOptions returns the options of every conversation: harmony's
+// defaults, with today's date (in UTC) as the conversation's start date, as
+// OpenAI's gpt-oss reference servers do.
+func (s *server) requestOptions() *openaicompat.RequestOptions {
+	return &openaicompat.RequestOptions{ConversationStartDate: s.opts.Now().UTC().Format("2006-01-02")}
+}
+
+// responseOptions completes the options a request asks for.
+func (s *server) responseOptions(ro openaicompat.ResponseOptions) openaicompat.ResponseOptions {
+	if ro.Model == "" {
+		ro.Model = s.opts.Model
+	}
+	ro.Created = s.opts.Now().Unix()
+	if s.opts.NewIDs != nil {
+		ro.IDGenerator = s.opts.NewIDs()
+	}
+	return ro
+}
+
+// complete renders the conversation, logs the prompt, and returns the
+// model's completion: cut after its first <|return|> or <|call|> (where a
+// sampler stops), then to limit tokens when limit > 0, with what the
+// response needs to know about it.
+func (s *server) complete(conv harmony.Conversation, limit int) ([]harmony.Token, openaicompat.Sampling, error) {
+	prompt, err := s.enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
+	if err != nil {
+		return nil, openaicompat.Sampling{}, err
+	}
+	s.mu.Lock()
+	err = s.logPrompt(prompt)
+	var ids []harmony.Token
+	if err == nil {
+		ids, err = s.model.Complete(conv, prompt)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return nil, openaicompat.Sampling{}, err
+	}
+	stops := s.enc.StopTokensForAssistantActions()
+	if i := slices.IndexFunc(ids, func(t harmony.Token) bool { return slices.Contains(stops, t) }); i >= 0 {
+		ids = ids[:i+1]
+	}
+	samp := openaicompat.Sampling{PromptTokens: len(prompt)}
+	if limit > 0 && len(ids) > limit {
+		ids, samp.Truncated = ids[:limit], true
+	}
+	samp.CompletionTokens = len(ids)
+	samp.ReasoningTokens = reasoningTokens(s.enc, ids)
+	return ids, samp, nil
+}
+
+// logPrompt writes the prompt to the prompt log, if any, as one JSON line.
+// The caller holds s.mu.
+func (s *server) logPrompt(prompt []harmony.Token) error {
+	if s.prompts == nil {
+		return nil
+	}
+	text, err := s.enc.DecodeUTF8(prompt)
+	if err != nil {
+		text, _ = s.enc.Decode(prompt)
+	}
+	line, err := marshal(struct {
+		Text   string          `json:"text"`
+		Tokens []harmony.Token `json:"tokens"`
+	}{text, prompt})
+	if err != nil {
+		return err
+	}
+	if _, err := s.prompts.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("prompt log: %w", err)
+	}
+	return nil
+}
+
+// reasoningTokens counts the tokens of the completion's analysis messages,
+// from the start of each to its <|end|> (an unfinished one included). A
+// completion harmony cannot parse is counted up to where parsing fails.
+func reasoningTokens(enc *harmony.Encoding, ids []harmony.Token) int {
+	p, err := enc.NewStreamParser(harmony.RoleAssistant, &harmony.ParseOptions{Lenient: true})
+	if err != nil {
+		return 0
+	}
+	n, span, done := 0, 0, 0
+	for _, t := range ids {
+		if p.Process(t) != nil {
+			return n
+		}
+		span++
+		if msgs := p.Messages(); len(msgs) > done {
+			done = len(msgs)
+			if msgs[done-1].Channel == harmony.ChannelAnalysis {
+				n += span
+			}
+			span = 0
+		}
+	}
+	if p.CurrentChannel() == harmony.ChannelAnalysis {
+		n += span
+	}
+	return n
+}
+
+// pause waits TokenDelay between the tokens of a stream; false means the
+// client has gone.
+func (s *server) pause(ctx context.Context) bool {
+	if s.opts.TokenDelay <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(s.opts.TokenDelay)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// decode reads the request's JSON body into v. On failure it answers the
+// request (415 for a content type other than JSON, 413 for a body over the
+// limit, 400 for anything else) and returns false.
+func (s *server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, params, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" || (params["charset"] != "" && !strings.EqualFold(params["charset"], "utf-8")) {
+			writeError(w, http.StatusUnsupportedMediaType, errorBody(
+				fmt.Sprintf("Unsupported Content-Type %q: send the body as application/json", ct),
+				"invalid_request_error", "", "unsupported_content_type"))
+			return false
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
+	if err != nil {
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			writeError(w, http.StatusRequestEntityTooLarge, errorBody(
+				fmt.Sprintf("The request body is larger than %d bytes", mbe.Limit),
+				"invalid_request_error", "", "request_too_large"))
+			return false
+		}
+		writeError(w, http.StatusBadRequest, errorBody("Could not read the request body: "+err.Error(),
+			"invalid_request_error", "", ""))
+		return false
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		param := ""
+		if te := (*json.UnmarshalTypeError)(nil); errors.As(err, &te) {
+			param = te.Field
+		}
+		writeError(w, http.StatusBadRequest, errorBody("Could not parse the JSON body of the request: "+err.Error(),
+			"invalid_request_error", param, ""))
+		return false
+	}
+	return true
+}
+
+// errorBody returns an OpenAI error; an empty param or code is null.
+func errorBody(message, typ, param, code string) openaicompat.ErrorResponse {
+	obj := openaicompat.ErrorObject{Message: message, Type: typ}
+	if param != "" {
+		obj.Param = &param
+	}
+	if code != "" {
+		obj.Code = &code
+	}
+	return openaicompat.ErrorResponse{Error: obj}
+}
+
+func writeError(w http.ResponseWriter, status int, body openaicompat.ErrorResponse) {
+	writeJSON(w, status, body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b, _ = marshal(errorBody("Could not encode the response: "+err.Error(), "server_error", "", ""))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}
+
+// marshal is json.Marshal without the escaping of <, > and &, which would
+// make the harmony markup of prompts and any such text in replies hard to
+// read.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// sseWriter writes server-sent events, flushing after each.
+type sseWriter struct {
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	err error
+}
+
+// startSSE sends the headers of an event stream.
+func startSSE(w http.ResponseWriter) *sseWriter {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	s := &sseWriter{w: w, rc: http.NewResponseController(w)}
+	s.flush()
+	return s
+}
+
+// send writes v as JSON in an event named name ("" for none); false means
+// the stream is broken (the client has gone).
+func (s *sseWriter) send(name string, v any) bool {
+	b, err := marshal(v)
+	if err != nil { // not for the types this server sends
+		if name != "" {
+			name = "error"
+		}
+		b, _ = marshal(openaicompat.NewErrorResponse(err))
+		s.sendRaw(name, string(b))
+		return false
+	}
+	return s.sendRaw(name, string(b))
+}
+
+// sendRaw writes data (one line) in an event named name ("" for none).
+func (s *sseWriter) sendRaw(name, data string) bool {
+	if s.err != nil {
+		return false
+	}
+	var b strings.Builder
+	if name != "" {
+		b.WriteString("event: " + name + "\n")
+	}
+	b.WriteString("data: " + data + "\n\n")
+	if _, err := io.WriteString(s.w, b.String()); err != nil {
+		s.err = err
+		return false
+	}
+	return s.flush()
+}
+
+func (s *sseWriter) flush() bool {
+	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		s.err = err
+	}
+	return s.err == nil
+}
