@@ -142,9 +142,9 @@ func TextContent(s string) *Content { return &Content{Text: s} }
 // MarshalJSON writes a string, or the list of parts when Parts is non-nil.
 func (c Content) MarshalJSON() ([]byte, error) {
 	if c.Parts != nil {
-		return json.Marshal(c.Parts)
+		return marshalJSON(c.Parts)
 	}
-	return json.Marshal(c.Text)
+	return marshalJSON(c.Text)
 }
 
 // UnmarshalJSON reads a string or a list of parts.
@@ -222,7 +222,7 @@ type ToolChoice struct {
 // "function":{"name":…}}.
 func (t ToolChoice) MarshalJSON() ([]byte, error) {
 	if t.Mode != "function" {
-		return json.Marshal(t.Mode)
+		return marshalJSON(t.Mode)
 	}
 	var v struct {
 		Type     string `json:"type"`
@@ -232,7 +232,7 @@ func (t ToolChoice) MarshalJSON() ([]byte, error) {
 	}
 	v.Type = "function"
 	v.Function.Name = t.Function
-	return json.Marshal(v)
+	return marshalJSON(v)
 }
 
 // UnmarshalJSON reads a mode string, Chat Completions' {"type":"function",
@@ -292,7 +292,7 @@ func (f FinishReason) MarshalJSON() ([]byte, error) {
 	if f == "" {
 		return []byte("null"), nil
 	}
-	return json.Marshal(string(f))
+	return marshalJSON(string(f))
 }
 
 // ChatCompletionResponse is the body of a non-streamed chat completion.
@@ -369,4 +369,17 @@ type ToolCallDelta struct {
 type FunctionCallDelta struct {
 	Name      string `json:"name,omitempty"`
 	Arguments string `json:"arguments"`
+}
+
+// marshalJSON is json.Marshal without HTML escaping, so that text such as
+// "<|call|>" reads the same in every field when the caller's encoder does
+// not escape either (json.Marshal still escapes the whole result as usual).
+func marshalJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

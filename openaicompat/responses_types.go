@@ -53,9 +53,9 @@ type ResponsesInput struct {
 // MarshalJSON writes a string, or the list when Items is non-nil.
 func (in ResponsesInput) MarshalJSON() ([]byte, error) {
 	if in.Items != nil {
-		return json.Marshal(in.Items)
+		return marshalJSON(in.Items)
 	}
-	return json.Marshal(in.Text)
+	return marshalJSON(in.Text)
 }
 
 // UnmarshalJSON reads a string or a list of items.
@@ -95,9 +95,9 @@ type ResponsesToolChoice struct {
 // MarshalJSON writes the mode as a string, or {"type":"function","name":…}.
 func (t ResponsesToolChoice) MarshalJSON() ([]byte, error) {
 	if t.Mode != "function" {
-		return json.Marshal(t.Mode)
+		return marshalJSON(t.Mode)
 	}
-	return json.Marshal(struct {
+	return marshalJSON(struct {
 		Type string `json:"type"`
 		Name string `json:"name"`
 	}{"function", t.Name})
@@ -230,9 +230,9 @@ type ItemContent struct {
 // MarshalJSON writes a string, or the list of parts when Parts is non-nil.
 func (c ItemContent) MarshalJSON() ([]byte, error) {
 	if c.Parts != nil {
-		return json.Marshal(c.Parts)
+		return marshalJSON(c.Parts)
 	}
-	return json.Marshal(c.Text)
+	return marshalJSON(c.Text)
 }
 
 // UnmarshalJSON reads a string or a list of parts.
@@ -403,13 +403,13 @@ func (w *objWriter) field(key string, v any) {
 	if w.err != nil {
 		return
 	}
-	val, err := json.Marshal(v)
+	val, err := marshalJSON(v)
 	if err != nil {
 		w.err = err
 		return
 	}
 	w.sep()
-	k, _ := json.Marshal(key)
+	k, _ := marshalJSON(key)
 	w.b = append(append(append(w.b, k...), ':'), val...)
 }
 
@@ -418,7 +418,7 @@ func (w *objWriter) merge(v any) {
 	if w.err != nil {
 		return
 	}
-	val, err := json.Marshal(v)
+	val, err := marshalJSON(v)
 	if err != nil {
 		w.err = err
 		return
