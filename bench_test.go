@@ -2,8 +2,9 @@ package harmony
 
 // Benchmarks of the library's hot paths, each with a peer measured in the same
 // run: tiktoken-go (github.com/pkoukk/tiktoken-go) encoding or decoding the
-// same text. BENCHMARKS.md turns them into ratios; compare runs with
-// benchstat:
+// same text. The conversations are those of package internal/benchdata, which
+// cmd/harmony's process benchmarks read too. BENCHMARKS.md turns them into
+// ratios; compare runs with benchstat:
 //
 //	go test -run '^$' -bench . -count 6 . | tee new.txt
 //	benchstat new.txt
@@ -11,103 +12,94 @@ package harmony
 import (
 	"bytes"
 	"encoding/json"
-	"math/rand/v2"
-	"strings"
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
+	"github.com/go-harmony/harmony/internal/benchdata"
 	"github.com/go-harmony/harmony/internal/vocab"
 )
 
-// Paragraphs of the kinds a conversation holds: prose, code, JSON, several
-// scripts, emoji.
-var benchParagraphs = []string{
-	"The quick brown fox jumps over the lazy dog, and then it runs back again because it forgot its keys. I'LL be there at 10:30, don't worry; we've got 1,234 things to do before 2025-06-28.\n",
-	"func (p *Parser) Next() (Kind, error) {\n\tfor p.pos < len(p.buf) {\n\t\tswitch c := p.buf[p.pos]; {\n\t\tcase c == '\\n':\n\t\t\tp.line++\n\t\t}\n\t\tp.pos++\n\t}\n\treturn EOF, nil\n}\n",
-	`{"location": "San Francisco, CA", "format": "celsius", "days": [1, 2, 3], "nested": {"ok": true, "value": 3.14159}}` + "\n",
-	"東京の天気は晴れです。明日は雨が降るかもしれませんので、傘を持って行ってください。人工知能の研究は急速に進んでいます。\n",
-	"Привет, мир! Сегодня хорошая погода, и мы пойдём гулять в парк. Это пример текста на русском языке.\n",
-	"مرحبا بالعالم. هذا نص تجريبي باللغة العربية لاختبار الترميز.\n",
-	"Emoji 👨‍👩‍👧 family, 🌍 globe, 💖 heart, and naïve café résumé with e\u0301 combining marks.\n",
-	"    indented   text\twith\ttabs   and   runs   of   spaces\r\n\r\n   \u00a0\u3000 wide spaces\n",
-}
+// The conversations, in the reference's JSON: benchdata.Small is the small
+// tool-calling request, a developer message with a function tool and the
+// user's question; largeConversationJSON is the 2,000-message conversation
+// (about 1.3M tokens), a system and a developer message, then turns of user
+// questions, analysis, tool calls, tool results and commentary.
+var largeConversationJSON = sync.OnceValue(benchdata.Large)
 
-func benchText(r *rand.Rand, n int) string {
-	var b strings.Builder
-	for b.Len() < n {
-		b.WriteString(benchParagraphs[r.IntN(len(benchParagraphs))])
+// benchConversation reads a conversation of package benchdata.
+func benchConversation(b testing.TB, data []byte) Conversation {
+	b.Helper()
+	var c Conversation
+	if err := json.Unmarshal(data, &c); err != nil {
+		b.Fatal(err)
 	}
-	return b.String()
+	return c
 }
 
-var weatherTool = NewToolDescription("get_current_weather", "Gets the current weather in the provided location.",
-	json.RawMessage(`{"type":"object","properties":{"location":{"type":"string","description":"The city and state, e.g. San Francisco, CA"},"format":{"type":"string","enum":["celsius","fahrenheit"],"default":"celsius"}},"required":["location"]}`))
-
-// smallConversation is the small tool-calling request: a developer message
-// with a function tool and the user's question.
-func smallConversation() Conversation {
-	return NewConversation(
-		NewDeveloperMessage(NewDeveloperContent().WithInstructions("Always respond in riddles").WithFunctionTools(weatherTool)),
-		NewTextMessage(RoleUser, "What is the weather in Tokyo?"),
-	)
-}
-
-// largeConversation is a 2,000-message conversation (about 1.3M tokens): a
-// system and a developer message, then turns of user questions, analysis,
-// tool calls, tool results and final answers.
-var largeConversation = sync.OnceValue(func() Conversation {
-	r := rand.New(rand.NewPCG(1, 2))
-	msgs := []Message{
-		NewSystemMessage(NewSystemContent().WithConversationStartDate("2025-06-28").WithBrowserTool()),
-		NewDeveloperMessage(NewDeveloperContent().WithInstructions("Answer carefully.").WithFunctionTools(weatherTool)),
+// conversationTexts returns the texts a renderer encodes for the conversation
+// data — header strings, and each content part's text (system and developer
+// content as rendered) — which the peer encodes one by one.
+func conversationTexts(b testing.TB, data []byte) (texts []string, size int) {
+	b.Helper()
+	texts, err := benchdata.Texts(data, renderedPart)
+	if err != nil {
+		b.Fatal(err)
 	}
-	for len(msgs) < 2000 {
-		var m Message
-		switch len(msgs) % 5 {
-		case 2:
-			m = NewTextMessage(RoleUser, benchText(r, 2950))
-		case 3:
-			m = NewTextMessage(RoleAssistant, benchText(r, 2950)).WithChannel(ChannelAnalysis)
-		case 4:
-			m = NewTextMessage(RoleAssistant, `{"location":"Tokyo"}`).WithChannel(ChannelCommentary).
-				WithRecipient("functions.get_current_weather").WithContentType("<|constrain|>json")
-		case 0:
-			m = NewToolMessage("functions.get_current_weather", benchText(r, 2950)).WithRecipient(string(RoleAssistant)).WithChannel(ChannelCommentary)
-		case 1:
-			m = NewTextMessage(RoleAssistant, benchText(r, 2950)).WithChannel(ChannelCommentary)
+	return texts, benchdata.Size(texts)
+}
+
+// renderedPart returns the text that system or developer content, given as
+// the JSON of a content part, renders to.
+func renderedPart(raw []byte) (string, error) {
+	parts, err := unmarshalContent(append(append([]byte("["), raw...), ']'))
+	if err != nil {
+		return "", err
+	}
+	switch v := parts[0].(type) {
+	case SystemContent:
+		return systemText(&v, true)
+	case DeveloperContent:
+		return developerText(&v)
+	}
+	return "", fmt.Errorf("unexpected content %T", parts[0])
+}
+
+// TestBenchTexts checks that the texts the peers encode are those of the
+// conversations as the library reads them.
+func TestBenchTexts(t *testing.T) {
+	inputs := [][]byte{benchdata.Small()}
+	if !testing.Short() {
+		inputs = append(inputs, largeConversationJSON())
+	}
+	for _, data := range inputs {
+		c := benchConversation(t, data)
+		var want []string
+		for _, m := range c.Messages {
+			want = append(want, string(m.Role), m.Channel, m.Recipient, m.ContentType)
+			for _, part := range m.Content {
+				var text string
+				var err error
+				switch v := part.(type) {
+				case TextContent:
+					text = v.Text
+				case SystemContent:
+					text, err = systemText(&v, true)
+				case DeveloperContent:
+					text, err = developerText(&v)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, text)
+			}
 		}
-		msgs = append(msgs, m)
-	}
-	return NewConversation(msgs...)
-})
-
-// conversationTexts returns the texts a renderer encodes for c — header
-// strings, and each content part's text (system and developer content as
-// rendered) — which the peer encodes one by one.
-func conversationTexts(b *testing.B, c Conversation) (texts []string, size int) {
-	for _, m := range c.Messages {
-		texts = append(texts, string(m.Role), m.Channel, m.Recipient, m.ContentType)
-		for _, part := range m.Content {
-			var text string
-			var err error
-			switch v := part.(type) {
-			case TextContent:
-				text = v.Text
-			case SystemContent:
-				text, err = systemText(&v, true)
-			case DeveloperContent:
-				text, err = developerText(&v)
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			texts = append(texts, text)
+		got, _ := conversationTexts(t, data)
+		if !slices.Equal(got, want) {
+			t.Errorf("%d texts differ from the %d of the conversation", len(got), len(want))
 		}
 	}
-	for _, t := range texts {
-		size += len(t)
-	}
-	return texts, size
 }
 
 // newTiktokenPeer builds tiktoken-go's o200k engine from the embedded file.
@@ -134,9 +126,10 @@ func peer(b *testing.B) *tiktokenEngine {
 	return tk
 }
 
-func benchRender(b *testing.B, c Conversation) {
+func benchRender(b *testing.B, data []byte) {
 	enc := mustEncoding(b)
-	texts, size := conversationTexts(b, c)
+	c := benchConversation(b, data)
+	texts, size := conversationTexts(b, data)
 	b.Run("Impl=harmony", func(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(size))
@@ -164,8 +157,8 @@ func benchRender(b *testing.B, c Conversation) {
 	})
 }
 
-func BenchmarkRenderSmall(b *testing.B) { benchRender(b, smallConversation()) }
-func BenchmarkRenderLarge(b *testing.B) { benchRender(b, largeConversation()) }
+func BenchmarkRenderSmall(b *testing.B) { benchRender(b, benchdata.Small()) }
+func BenchmarkRenderLarge(b *testing.B) { benchRender(b, largeConversationJSON()) }
 
 // benchParse parses the rendered tokens of c (all at once and token by token)
 // and, as the peer, decodes them with tiktoken-go.
@@ -230,7 +223,7 @@ func BenchmarkParseSmall(b *testing.B) {
 
 func BenchmarkParseLarge(b *testing.B) {
 	enc := mustEncoding(b)
-	toks, err := enc.RenderConversation(largeConversation(), &RenderOptions{KeepAnalysis: true})
+	toks, err := enc.RenderConversation(benchConversation(b, largeConversationJSON()), &RenderOptions{KeepAnalysis: true})
 	if err != nil {
 		b.Fatal(err)
 	}

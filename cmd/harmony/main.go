@@ -92,6 +92,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/go-harmony/harmony"
 )
@@ -332,25 +333,6 @@ func setupParse(fs *flag.FlagSet) func(*cli) error {
 	}
 }
 
-// streamResult is the output of stream for one line.
-type streamResult struct {
-	Steps    []streamStep      `json:"steps"`
-	Messages []harmony.Message `json:"messages"`
-	Error    *streamError      `json:"error,omitempty"`
-}
-
-// streamStep is the parser's state after one token, or after the end of the
-// stream (EOS); nil fields are unknown.
-type streamStep struct {
-	Token       *harmony.Token `json:"token,omitempty"`
-	EOS         bool           `json:"eos,omitempty"`
-	Role        *string        `json:"role"`
-	Channel     *string        `json:"channel"`
-	Recipient   *string        `json:"recipient"`
-	ContentType *string        `json:"content_type"`
-	Delta       *string        `json:"delta"`
-}
-
 type streamError struct {
 	Index   int    `json:"index"`
 	Message string `json:"message"`
@@ -368,59 +350,205 @@ func setupStream(fs *flag.FlagSet) func(*cli) error {
 			if err != nil {
 				return nil, err
 			}
-			p.Reset()
-			res := streamResult{Steps: make([]streamStep, 0, len(toks)+1)}
-			fail := func(index int, err error) {
-				var pe *harmony.ParseError
-				if errors.As(err, &pe) {
-					index = pe.Index
-				}
-				res.Error = &streamError{Index: index, Message: err.Error()}
-				c.failed = true
-			}
-			for i := range toks {
-				if err := p.Process(toks[i]); err != nil {
-					fail(i, err)
-					break
-				}
-				res.Steps = append(res.Steps, stepOf(p, &toks[i]))
-			}
-			if res.Error == nil {
-				if err := p.ProcessEOS(); err != nil {
-					fail(len(toks), err)
-				} else {
-					res.Steps = append(res.Steps, stepOf(p, nil))
-				}
-			}
-			res.Messages = messages(p.Messages())
-			return res, nil
+			return &streamLine{c: c, p: p, toks: toks}, nil
 		})
 	}
 }
 
-// stepOf returns the parser's state after tok, or after the end of the
-// stream when tok is nil.
-func stepOf(p *harmony.StreamParser, tok *harmony.Token) streamStep {
-	s := streamStep{
-		Token:       tok,
-		EOS:         tok == nil,
-		Role:        optional(string(p.CurrentRole())),
-		Channel:     optional(p.CurrentChannel()),
-		Recipient:   optional(p.CurrentRecipient()),
-		ContentType: optional(p.CurrentContentType()),
-	}
-	if d, ok := p.LastContentDelta(); ok {
-		s.Delta = &d
-	}
-	return s
+// streamLine is the output of stream for one line of tokens, which it
+// computes as it is written (see [streamLine.write]).
+type streamLine struct {
+	c    *cli
+	p    *harmony.StreamParser
+	toks []harmony.Token
 }
 
-func optional(s string) *string {
-	if s == "" {
-		return nil
+// write feeds the tokens to the parser and writes
+//
+//	{"steps":[STEP,...],"messages":[...]}
+//
+// (with "error":{"index":k,"message":"..."} when token k is rejected), each
+// step as soon as its token is processed: the output of a line of a million
+// tokens, some twenty times the size of its input, is never held in memory.
+// The bytes are those encoding/json writes, without HTML escaping, for
+//
+//	struct {
+//		Steps    []struct {
+//			Token       *harmony.Token `json:"token,omitempty"`
+//			EOS         bool           `json:"eos,omitempty"`
+//			Role        *string        `json:"role"`
+//			Channel     *string        `json:"channel"`
+//			Recipient   *string        `json:"recipient"`
+//			ContentType *string        `json:"content_type"`
+//			Delta       *string        `json:"delta"`
+//		} `json:"steps"`
+//		Messages []harmony.Message `json:"messages"`
+//		Error    *streamError      `json:"error,omitempty"`
+//	}
+//
+// with nil for an unknown or empty field and for no delta (TestStreamBytes
+// holds them to it).
+func (s *streamLine) write(lw *lineWriter) error {
+	p := s.p
+	p.Reset()
+	var serr *streamError
+	var h stepHeader
+	fail := func(index int, err error) {
+		var pe *harmony.ParseError
+		if errors.As(err, &pe) {
+			index = pe.Index
+		}
+		serr = &streamError{Index: index, Message: err.Error()}
+		s.c.failed = true
 	}
-	return &s
+	b := append(lw.w.AvailableBuffer(), `{"steps":[`...)
+	for i, t := range s.toks {
+		if err := p.Process(t); err != nil {
+			fail(i, err)
+			break
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"token":`...)
+		b = strconv.AppendUint(b, uint64(t), 10)
+		b = h.appendState(b, p)
+		if cap(b)-len(b) < 1024 { // the buffer is (nearly) full
+			if err := lw.writeBuffer(b); err != nil {
+				return err
+			}
+			b = lw.w.AvailableBuffer()
+		}
+	}
+	if serr == nil {
+		if err := p.ProcessEOS(); err != nil {
+			fail(len(s.toks), err)
+		} else {
+			if len(s.toks) > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"eos":true`...)
+			b = h.appendState(b, p)
+		}
+	}
+	b = append(b, `],"messages":`...)
+	msgs, err := lw.marshal(messages(p.Messages()))
+	if err != nil {
+		return err
+	}
+	b = append(b, msgs...)
+	if serr != nil {
+		e, err := lw.marshal(serr)
+		if err != nil {
+			return err
+		}
+		b = append(b, `,"error":`...)
+		b = append(b, e...)
+	}
+	b = append(b, "}\n"...)
+	return lw.writeBuffer(b)
 }
+
+// stepHeader caches the JSON of the header fields of a step (role, channel,
+// recipient and content type), which stay the same for every token of a
+// message's content.
+type stepHeader struct {
+	role, channel, recipient, contentType string
+	json                                  []byte // nil until the first step
+}
+
+// appendState appends the parser's state, the fields of a step after its
+// first and the closing brace, to b.
+func (h *stepHeader) appendState(b []byte, p *harmony.StreamParser) []byte {
+	role, channel, recipient, contentType := string(p.CurrentRole()), p.CurrentChannel(), p.CurrentRecipient(), p.CurrentContentType()
+	if h.json == nil || role != h.role || channel != h.channel || recipient != h.recipient || contentType != h.contentType {
+		h.role, h.channel, h.recipient, h.contentType = role, channel, recipient, contentType
+		j := appendOptional(append(h.json[:0], `,"role":`...), role)
+		j = appendOptional(append(j, `,"channel":`...), channel)
+		j = appendOptional(append(j, `,"recipient":`...), recipient)
+		h.json = appendOptional(append(j, `,"content_type":`...), contentType)
+	}
+	b = append(b, h.json...)
+	b = append(b, `,"delta":`...)
+	if d, ok := p.LastContentDelta(); ok {
+		b = appendString(b, d)
+	} else {
+		b = append(b, "null"...)
+	}
+	return append(b, '}')
+}
+
+// appendOptional appends s as a JSON string, or null when it is empty.
+func appendOptional(b []byte, s string) []byte {
+	if s == "" {
+		return append(b, "null"...)
+	}
+	return appendString(b, s)
+}
+
+// appendString appends s as a JSON string, byte for byte as encoding/json
+// writes it without HTML escaping: '"', '\\' and control characters escaped
+// (\b, \f, \n, \r and \t by name), each invalid UTF-8 byte written as \ufffd,
+// U+2028 and U+2029 escaped, everything else literal.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if literalByte[c] {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// literalByte holds true for the ASCII characters a JSON string holds as they
+// are: all but control characters, '"' and '\\'.
+var literalByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func setupEncode(fs *flag.FlagSet, count bool) func(*cli) error {
 	special := fs.Bool("special", false, "turn the text of special tokens into those tokens")
@@ -474,6 +602,15 @@ func messages(msgs []harmony.Message) []harmony.Message {
 
 // parseIDs reads a JSON array of token ids: integers from 0 to 2^32-1.
 func parseIDs(line []byte) ([]harmony.Token, error) {
+	if toks, ok := scanIDs(line); ok {
+		return toks, nil
+	}
+	return parseIDsJSON(line)
+}
+
+// parseIDsJSON is parseIDs with encoding/json, which reads whatever scanIDs
+// leaves: it accepts or rejects it, and words the error.
+func parseIDsJSON(line []byte) ([]harmony.Token, error) {
 	if line[0] != '[' {
 		return nil, errors.New("invalid input: want a JSON array of token ids")
 	}
@@ -490,6 +627,56 @@ func parseIDs(line []byte) ([]harmony.Token, error) {
 		toks[i] = harmony.Token(n)
 	}
 	return toks, nil
+}
+
+// scanIDs reads line when it is a JSON array of integers from 0 to 2^32-1
+// written in plain digits (no sign, fraction, exponent or leading zero), with
+// JSON white space around them: the form ids are written in, which it reads
+// many times faster than encoding/json. ok is false for anything else; a line
+// it reads is one parseIDs would read to the same ids with encoding/json.
+func scanIDs(line []byte) (toks []harmony.Token, ok bool) {
+	if len(line) == 0 || line[0] != '[' {
+		return nil, false
+	}
+	i := skipSpace(line, 1)
+	toks = make([]harmony.Token, 0, len(line)/7+1)
+	if i < len(line) && line[i] == ']' {
+		return toks, skipSpace(line, i+1) == len(line)
+	}
+	for {
+		start := i
+		var n uint64
+		for ; i < len(line) && '0' <= line[i] && line[i] <= '9'; i++ {
+			if i-start == 10 {
+				return nil, false // more digits than 2^32-1 has
+			}
+			n = n*10 + uint64(line[i]-'0')
+		}
+		if i == start || (line[start] == '0' && i-start > 1) || n > 1<<32-1 {
+			return nil, false
+		}
+		toks = append(toks, harmony.Token(n))
+		if i = skipSpace(line, i); i == len(line) {
+			return nil, false
+		}
+		switch line[i] {
+		case ',':
+			i = skipSpace(line, i+1)
+		case ']':
+			return toks, skipSpace(line, i+1) == len(line)
+		default:
+			return nil, false
+		}
+	}
+}
+
+// skipSpace returns the index of the first byte at or after i in b that is
+// not JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // eachLine runs fn on every non-blank line of standard input (white space
@@ -545,13 +732,58 @@ func newLineWriter(w io.Writer) *lineWriter {
 	return lw
 }
 
-// write writes v as one JSON line.
+// write writes v as one JSON line. Token ids and stream lines, the bulk of
+// the output, are written by hand, in the bytes encoding/json would write;
+// anything else with encoding/json.
 func (lw *lineWriter) write(v any) error {
+	switch v := v.(type) {
+	case []harmony.Token:
+		return lw.writeIDs(v)
+	case *streamLine:
+		return v.write(lw)
+	}
 	lw.buf.Reset()
 	if err := lw.enc.Encode(v); err != nil {
 		return err
 	}
-	if _, err := lw.w.Write(lw.buf.Bytes()); err != nil {
+	return lw.writeBuffer(lw.buf.Bytes())
+}
+
+// marshal returns the JSON of v, without the final newline, in a buffer that
+// the next call reuses.
+func (lw *lineWriter) marshal(v any) ([]byte, error) {
+	lw.buf.Reset()
+	if err := lw.enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(lw.buf.Bytes(), []byte("\n")), nil
+}
+
+// writeIDs writes toks as a JSON array of numbers (null for nil, as
+// encoding/json writes it).
+func (lw *lineWriter) writeIDs(toks []harmony.Token) error {
+	if toks == nil {
+		return lw.writeBuffer(append(lw.w.AvailableBuffer(), "null\n"...))
+	}
+	b := append(lw.w.AvailableBuffer(), '[')
+	for i, t := range toks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendUint(b, uint64(t), 10)
+		if len(b) > 4096 {
+			if err := lw.writeBuffer(b); err != nil {
+				return err
+			}
+			b = lw.w.AvailableBuffer()
+		}
+	}
+	return lw.writeBuffer(append(b, "]\n"...))
+}
+
+// writeBuffer writes b, which may be (an extension of) lw.w.AvailableBuffer().
+func (lw *lineWriter) writeBuffer(b []byte) error {
+	if _, err := lw.w.Write(b); err != nil {
 		return fmt.Errorf("writing standard output: %w", err)
 	}
 	return nil
