@@ -5,6 +5,7 @@ go 1.25
 require (
 	github.com/pkoukk/tiktoken-go v0.1.8
 	github.com/pkoukk/tiktoken-go-loader v0.0.2
+	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
 )
 
 require (

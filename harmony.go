@@ -688,7 +688,8 @@ var (
 	ErrMisplacedContent = errors.New("content not allowed for the message's role")
 	// ErrUnsupportedContent: a content part or value the format has no rendering for.
 	ErrUnsupportedContent = errors.New("unsupported content")
-	// ErrInvalidSchema: a tool's parameters are not valid JSON.
+	// ErrInvalidSchema: a tool's parameters or a response format's schema are not
+	// valid JSON (when rendering) or not a valid JSON Schema (ValidateSchemas).
 	ErrInvalidSchema = errors.New("invalid tool parameter schema")
 )
 

@@ -15,6 +15,13 @@ type RenderOptions struct {
 	// dropped, as the reference's auto_drop_analysis does: the model does not
 	// see its own earlier chain of thought once it has answered.
 	KeepAnalysis bool
+
+	// NormalizeSchemas rewrites every tool's parameters with [NormalizeSchema]
+	// before they are rendered as TypeScript, so that the schemas real clients
+	// send ($ref/$defs, anyOf with null, const, allOf) read well to the model.
+	// Off by default: it changes the rendered tokens, so prompts no longer
+	// match the reference implementation's.
+	NormalizeSchemas bool
 }
 
 // MessageOptions control how a single message is rendered by
@@ -25,6 +32,9 @@ type MessageOptions struct {
 	// conversation renderers set it themselves when a developer message
 	// declares function tools.
 	ConversationHasFunctionTools bool
+
+	// NormalizeSchemas is as in [RenderOptions].
+	NormalizeSchemas bool
 }
 
 // RenderError reports a message that cannot be rendered.
@@ -53,7 +63,7 @@ func (e *Encoding) AppendMessage(dst []Token, m Message, opts *MessageOptions) (
 	if opts != nil {
 		o = *opts
 	}
-	out, err := e.appendMessage(dst, &m, o.ConversationHasFunctionTools)
+	out, err := e.appendMessage(dst, &m, renderFlags{functionTools: o.ConversationHasFunctionTools, normalize: o.NormalizeSchemas})
 	if err != nil {
 		return dst, &RenderError{Err: err}
 	}
@@ -121,10 +131,10 @@ func (e *Encoding) AppendConversationForTraining(dst []Token, c Conversation, op
 
 func (e *Encoding) appendConversation(dst []Token, msgs []Message, opts *RenderOptions) ([]Token, error) {
 	keep := opts != nil && opts.KeepAnalysis
-	hasFunctionTools := false
+	flags := renderFlags{normalize: opts != nil && opts.NormalizeSchemas}
 	for i := range msgs {
 		if declaresFunctionTools(msgs[i].Content) {
-			hasFunctionTools = true
+			flags.functionTools = true
 			break
 		}
 	}
@@ -155,7 +165,7 @@ func (e *Encoding) appendConversation(dst []Token, msgs []Message, opts *RenderO
 			continue
 		}
 		var err error
-		dst, err = e.appendMessage(dst, &msgs[i], hasFunctionTools)
+		dst, err = e.appendMessage(dst, &msgs[i], flags)
 		if err != nil {
 			return dst[:n0], &RenderError{MessageIndex: i, Err: err}
 		}
@@ -184,7 +194,13 @@ func declaresFunctionTools(cs []Content) bool {
 // appendMessage renders m. Each piece of header text is encoded on its own, as
 // the reference does: token boundaries never cross from the role into the
 // recipient or the channel.
-func (e *Encoding) appendMessage(dst []Token, m *Message, functionTools bool) ([]Token, error) {
+// renderFlags are the settings that reach every message of a conversation.
+type renderFlags struct {
+	functionTools bool // a developer message declares function tools
+	normalize     bool // RenderOptions.NormalizeSchemas
+}
+
+func (e *Encoding) appendMessage(dst []Token, m *Message, flags renderFlags) ([]Token, error) {
 	n0 := len(dst)
 	dst = append(dst, TokenStart)
 	if m.Role == RoleTool {
@@ -220,7 +236,7 @@ func (e *Encoding) appendMessage(dst []Token, m *Message, functionTools bool) ([
 	dst = append(dst, TokenMessage)
 	for _, c := range m.Content {
 		var err error
-		if dst, err = e.appendContent(dst, m.Role, c, functionTools); err != nil {
+		if dst, err = e.appendContent(dst, m.Role, c, flags); err != nil {
 			return dst[:n0], err
 		}
 	}
@@ -232,30 +248,42 @@ func (e *Encoding) appendMessage(dst []Token, m *Message, functionTools bool) ([
 	return dst, nil
 }
 
-func (e *Encoding) appendContent(dst []Token, role Role, c Content, functionTools bool) ([]Token, error) {
+func (e *Encoding) appendContent(dst []Token, role Role, c Content, flags renderFlags) ([]Token, error) {
 	switch v := c.(type) {
 	case TextContent:
 		return e.encoder.appendOrdinary(dst, v.Text), nil
 	case *TextContent:
 		if v != nil {
-			return e.appendContent(dst, role, *v, functionTools)
+			return e.appendContent(dst, role, *v, flags)
 		}
 	case SystemContent:
 		if role != RoleSystem {
 			return dst, fmt.Errorf("%w: system content in a %s message", ErrMisplacedContent, role)
 		}
-		text, err := systemText(&v, functionTools)
+		if flags.normalize {
+			var err error
+			if v.Tools, err = normalizeTools(v.Tools); err != nil {
+				return dst, err
+			}
+		}
+		text, err := systemText(&v, flags.functionTools)
 		if err != nil {
 			return dst, err
 		}
 		return e.encoder.appendOrdinary(dst, text), nil
 	case *SystemContent:
 		if v != nil {
-			return e.appendContent(dst, role, *v, functionTools)
+			return e.appendContent(dst, role, *v, flags)
 		}
 	case DeveloperContent:
 		if role != RoleDeveloper {
 			return dst, fmt.Errorf("%w: developer content in a %s message", ErrMisplacedContent, role)
+		}
+		if flags.normalize {
+			var err error
+			if v.Tools, err = normalizeTools(v.Tools); err != nil {
+				return dst, err
+			}
 		}
 		text, err := developerText(&v)
 		if err != nil {
@@ -264,7 +292,7 @@ func (e *Encoding) appendContent(dst []Token, role Role, c Content, functionTool
 		return e.encoder.appendOrdinary(dst, text), nil
 	case *DeveloperContent:
 		if v != nil {
-			return e.appendContent(dst, role, *v, functionTools)
+			return e.appendContent(dst, role, *v, flags)
 		}
 	}
 	return dst, fmt.Errorf("%w: %T", ErrUnsupportedContent, c)

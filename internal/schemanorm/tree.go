@@ -1,0 +1,293 @@
+package schemanorm
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/go-harmony/harmony/internal/ojson"
+)
+
+// kind tells what a node of the mutable tree holds.
+type kind uint8
+
+const (
+	// kRaw is a parsed JSON value kept as it is and printed with
+	// ojson.AppendCompact: a non-schema keyword's value ("default", "enum",
+	// "required", ...) or a non-object value in a schema position (a boolean
+	// schema).
+	kRaw kind = iota
+	// kSchema is a schema object: keywords in document order.
+	kSchema
+	// kMap is an object whose member values are schemas ("properties",
+	// "$defs", ...).
+	kMap
+	// kList is an array of schemas ("allOf", "prefixItems", ...).
+	kList
+	// kArr is an array of raw values built by a rewrite (the one-value
+	// "enum" of a "const", a "required" union, ...).
+	kArr
+)
+
+// node is one value of the tree. Nodes are never modified once a rule has
+// returned them, so subtrees may be shared; rules copy what they change.
+type node struct {
+	kind kind
+	// raw is the value of a kRaw node.
+	raw *ojson.Value
+	// schemaPos marks a kRaw node that sits in a schema position.
+	schemaPos bool
+	// keys and vals are the members of a kSchema or kMap node; vals alone
+	// are the elements of a kList or kArr node.
+	keys []string
+	vals []*node
+	// index maps keys to positions for large nodes of the parsed tree.
+	index map[string]int
+	// deferred marks the output "$defs"/"definitions" placeholder that
+	// receives the kept definitions once they are known; it is left out of
+	// the output when it stays empty.
+	deferred bool
+}
+
+// position is how a keyword's value is read.
+type position uint8
+
+const (
+	posValue  position = iota // anything: kept raw
+	posSchema                 // one schema
+	posList                   // an array of schemas, or one schema
+	posMap                    // an object of schemas
+)
+
+// keywordPos lists the keywords whose values hold subschemas, across drafts
+// 4 to 2020-12. Every other keyword's value is opaque.
+var keywordPos = map[string]position{
+	"properties":            posMap,
+	"patternProperties":     posMap,
+	"$defs":                 posMap,
+	"definitions":           posMap,
+	"dependentSchemas":      posMap,
+	"dependencies":          posMap, // values that are not objects stay raw
+	"additionalProperties":  posSchema,
+	"additionalItems":       posSchema,
+	"unevaluatedItems":      posSchema,
+	"unevaluatedProperties": posSchema,
+	"contains":              posSchema,
+	"propertyNames":         posSchema,
+	"not":                   posSchema,
+	"if":                    posSchema,
+	"then":                  posSchema,
+	"else":                  posSchema,
+	"contentSchema":         posSchema,
+	"items":                 posList,
+	"prefixItems":           posList,
+	"allOf":                 posList,
+	"anyOf":                 posList,
+	"oneOf":                 posList,
+}
+
+// build turns a parsed value in a schema position into a tree.
+func build(v *ojson.Value) *node {
+	if v.Kind() != ojson.Object {
+		return &node{kind: kRaw, raw: v, schemaPos: true}
+	}
+	n := &node{kind: kSchema, keys: make([]string, v.Len()), vals: make([]*node, v.Len())}
+	for i := 0; i < v.Len(); i++ {
+		k, c := v.Member(i)
+		n.keys[i] = k
+		n.vals[i] = buildAt(keywordPos[k], c)
+	}
+	return n
+}
+
+func buildAt(p position, v *ojson.Value) *node {
+	switch p {
+	case posSchema:
+		return build(v)
+	case posList:
+		if v.Kind() == ojson.Array {
+			n := &node{kind: kList, vals: make([]*node, v.Len())}
+			for i := range n.vals {
+				n.vals[i] = build(v.Index(i))
+			}
+			return n
+		}
+		return build(v)
+	case posMap:
+		if v.Kind() == ojson.Object {
+			n := &node{kind: kMap, keys: make([]string, v.Len()), vals: make([]*node, v.Len())}
+			for i := 0; i < v.Len(); i++ {
+				k, c := v.Member(i)
+				n.keys[i] = k
+				n.vals[i] = build(c)
+			}
+			return n
+		}
+	}
+	return &node{kind: kRaw, raw: v}
+}
+
+const indexThreshold = 16
+
+// find returns the position of key among n's members, or -1.
+func (n *node) find(key string) int {
+	if n.index != nil {
+		if i, ok := n.index[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i, k := range n.keys {
+		if k == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// lookup is find for the parsed tree, which is never modified: large
+// objects get an index on first use.
+func (n *node) lookup(key string) int {
+	if n.index == nil && len(n.keys) > indexThreshold {
+		n.index = make(map[string]int, len(n.keys))
+		for i, k := range n.keys {
+			if _, dup := n.index[k]; !dup {
+				n.index[k] = i
+			}
+		}
+	}
+	return n.find(key)
+}
+
+// get returns the member named key, or nil.
+func (n *node) get(key string) *node {
+	if n == nil || (n.kind != kSchema && n.kind != kMap) {
+		return nil
+	}
+	if i := n.find(key); i >= 0 {
+		return n.vals[i]
+	}
+	return nil
+}
+
+// str returns the text of a raw string node.
+func (n *node) str() (string, bool) {
+	if n == nil || n.kind != kRaw {
+		return "", false
+	}
+	return n.raw.AsString()
+}
+
+// clone returns a shallow copy of n with its own member slices.
+func (n *node) clone() *node {
+	return &node{
+		kind:      n.kind,
+		raw:       n.raw,
+		schemaPos: n.schemaPos,
+		keys:      append([]string(nil), n.keys...),
+		vals:      append([]*node(nil), n.vals...),
+		deferred:  n.deferred,
+	}
+}
+
+// escape escapes one reference token of a JSON pointer (RFC 6901).
+func escape(tok string) string {
+	if !strings.ContainsAny(tok, "~/") {
+		return tok
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+}
+
+// unescape undoes escape.
+func unescape(tok string) string {
+	if !strings.Contains(tok, "~") {
+		return tok
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+}
+
+// arrayIndex parses a JSON pointer array index: "0" or digits without a
+// leading zero.
+func arrayIndex(tok string, n int) (int, bool) {
+	if tok == "" || (len(tok) > 1 && tok[0] == '0') {
+		return 0, false
+	}
+	for i := 0; i < len(tok); i++ {
+		if tok[i] < '0' || tok[i] > '9' {
+			return 0, false
+		}
+	}
+	i, err := strconv.Atoi(tok)
+	if err != nil || i >= n {
+		return 0, false
+	}
+	return i, true
+}
+
+// Walk calls fn for every schema object of the document v (v itself first,
+// then its subschemas in document order) with the JSON pointer (RFC 6901) of
+// its position. Only keyword positions that hold subschemas are entered, so
+// an object inside "default", "enum" or "examples" is never reported.
+func Walk(v *ojson.Value, fn func(pointer string, schema *ojson.Value)) {
+	walkSchema(v, "", fn)
+}
+
+func walkSchema(v *ojson.Value, ptr string, fn func(string, *ojson.Value)) {
+	if v.Kind() != ojson.Object {
+		return
+	}
+	fn(ptr, v)
+	for i := 0; i < v.Len(); i++ {
+		k, c := v.Member(i)
+		p := ptr + "/" + escape(k)
+		switch keywordPos[k] {
+		case posSchema:
+			walkSchema(c, p, fn)
+		case posList:
+			if c.Kind() == ojson.Array {
+				for j := 0; j < c.Len(); j++ {
+					walkSchema(c.Index(j), p+"/"+strconv.Itoa(j), fn)
+				}
+			} else {
+				walkSchema(c, p, fn)
+			}
+		case posMap:
+			if c.Kind() == ojson.Object {
+				for j := 0; j < c.Len(); j++ {
+					name, s := c.Member(j)
+					walkSchema(s, p+"/"+escape(name), fn)
+				}
+			}
+		}
+	}
+}
+
+// Resolve returns the value at the JSON pointer ptr (RFC 6901, without the
+// leading "#") in v.
+func Resolve(v *ojson.Value, ptr string) (*ojson.Value, bool) {
+	if ptr == "" {
+		return v, true
+	}
+	if ptr[0] != '/' {
+		return nil, false
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = unescape(tok)
+		switch v.Kind() {
+		case ojson.Object:
+			c, ok := v.Get(tok)
+			if !ok {
+				return nil, false
+			}
+			v = c
+		case ojson.Array:
+			i, ok := arrayIndex(tok, v.Len())
+			if !ok {
+				return nil, false
+			}
+			v = v.Index(i)
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}

@@ -1,0 +1,8 @@
+{
+// City and country e.g. Bogotá, Colombia
+location: string,
+// Units the temperature will be returned in.
+units: "celsius" | "fahrenheit" | null,
+// Forecast length; null for today only.
+days: number | null,
+}

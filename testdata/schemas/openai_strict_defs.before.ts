@@ -1,0 +1,5 @@
+{
+steps: any[],
+final_answer: string,
+linked_list: any,
+}

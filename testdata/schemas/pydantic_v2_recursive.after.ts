@@ -1,0 +1,6 @@
+{
+root: any,
+// Depth
+//
+depth: number,
+}
