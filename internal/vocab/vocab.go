@@ -1,8 +1,9 @@
-// Package vocab reads the o200k_base rank file that o200k_harmony is built on.
-//
-// The file is embedded in the binary by github.com/pkoukk/tiktoken-go-loader
-// and checked against its published SHA-256 before use, so a build that picked
-// up a different file fails loudly instead of tokenizing differently.
+// Package vocab reads o200k_base rank files, the vocabulary o200k_harmony is
+// built on, and checks them against the published SHA-256, so that a build
+// that picked up a different file fails loudly instead of tokenizing
+// differently. The file itself comes from package embedded, which only the
+// table generator, tests and tools import: the library runs on the
+// precomputed table of internal/o200k.
 package vocab
 
 import (
@@ -15,8 +16,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-
-	"github.com/pkoukk/tiktoken-go-loader/assets"
 )
 
 // O200kBaseSHA256 is the SHA-256 of the published o200k_base.tiktoken file.
@@ -28,18 +27,13 @@ const O200kBaseRanks = 199998
 // ErrHash reports a rank file whose SHA-256 is not the expected one.
 var ErrHash = errors.New("vocab: rank file hash mismatch")
 
-// Embedded returns the embedded o200k_base.tiktoken file after checking its
-// hash.
-func Embedded() ([]byte, error) {
-	data, err := assets.Assets.ReadFile("o200k_base.tiktoken")
-	if err != nil {
-		return nil, fmt.Errorf("vocab: reading embedded o200k_base: %w", err)
-	}
+// Verify checks that data is the published o200k_base.tiktoken file.
+func Verify(data []byte) error {
 	sum := sha256.Sum256(data)
 	if got := hex.EncodeToString(sum[:]); got != O200kBaseSHA256 {
-		return nil, fmt.Errorf("%w: got %s, want %s", ErrHash, got, O200kBaseSHA256)
+		return fmt.Errorf("%w: got %s, want %s", ErrHash, got, O200kBaseSHA256)
 	}
-	return data, nil
+	return nil
 }
 
 // Parse reads a tiktoken rank file ("base64 rank" per line) and returns the

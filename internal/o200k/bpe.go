@@ -1,0 +1,399 @@
+package o200k
+
+import (
+	"slices"
+)
+
+// Byte-pair merging. The result must be exactly that of tiktoken's
+// byte_pair_merge: start from single bytes, and while some adjacent pair of
+// parts concatenates to a token, merge the pair whose token has the lowest
+// rank, the leftmost one on ties. (Ranks are compared by the bytes of the
+// concatenation, not by a merge list, as tiktoken does.)
+//
+// Short pieces (up to 128 bytes, nearly all of them) run tiktoken's own
+// quadratic loop on an array on the stack (bpeSmall). Long pieces use rank
+// buckets (bpeLarge), which do the same merges in the same order in
+// near-linear time. Both look pair ranks up through a small memo keyed by
+// the two tokens' ids (pairRank).
+
+// smallPiece is the longest piece merged by bpeSmall (start offsets are
+// bytes). Up to it bpeSmall is faster on ASCII and close on CJK (see
+// BenchmarkBPE).
+const smallPiece = 128
+
+// appendPiece appends the ranks of one piece. *w is the working memory of
+// the call, fetched the first time a piece needs merging.
+func (e *Engine) appendPiece(dst []uint32, p string, w **work) []uint32 {
+	switch len(p) {
+	case 1:
+		return append(dst, e.bytes[p[0]])
+	case 2:
+		if r := e.pairs[uint16(p[0])<<8|uint16(p[1])]; r != none {
+			return append(dst, r)
+		}
+		return append(dst, e.bytes[p[0]], e.bytes[p[1]])
+	}
+	if r := e.lookup(p); r != none {
+		return append(dst, r)
+	}
+	if *w == nil {
+		*w = e.getWork()
+	}
+	return e.bpe(dst, p, *w)
+}
+
+// bpe appends the merged ranks of p, len(p) >= 2.
+func (e *Engine) bpe(dst []uint32, p string, w *work) []uint32 {
+	if len(p) <= smallPiece {
+		return e.bpeSmall(dst, p, w)
+	}
+	return e.bpeLarge(dst, p, w)
+}
+
+// work is the working memory of an encoding call: the pair memo, and the
+// buffers of bpeLarge. Engines pool them.
+//
+// memo caches the rank of the concatenation of two tokens, keyed by their
+// ids; the answer depends on nothing else, so it stays valid across calls.
+type work struct {
+	memo [1 << memoBits]uint64
+	large
+}
+
+// The memo is direct-mapped; an entry is key+1 << 20 | rank, where key is
+// left<<18 | right (ids are 18 bits) and rank 0xFFFFF stands for none.
+const (
+	memoBits = 14
+	memoNone = 1<<20 - 1
+)
+
+func (e *Engine) getWork() *work {
+	if w, ok := e.pool.Get().(*work); ok {
+		return w
+	}
+	return &work{}
+}
+
+func (e *Engine) putWork(w *work) {
+	if cap(w.parts) > 1<<20 {
+		return // let a huge piece's buffers go
+	}
+	e.pool.Put(w)
+}
+
+// pairRank returns the rank of the token whose bytes are those of tokens
+// left and right, which are p, or none.
+func (e *Engine) pairRank(w *work, left, right uint32, p string) uint32 {
+	key := uint64(left)<<18 | uint64(right)
+	slot := &w.memo[(key*0x9E3779B97F4A7C15)>>(64-memoBits)]
+	if *slot>>20 == key+1 {
+		if r := uint32(*slot & memoNone); r != memoNone {
+			return r
+		}
+		return none
+	}
+	r := e.lookup(p)
+	v := uint64(r)
+	if r == none {
+		v = memoNone
+	}
+	*slot = (key+1)<<20 | v
+	return r
+}
+
+// bpeSmall is tiktoken's byte_pair_merge on an array on the stack. There
+// are m parts; parts[j] packs the rank of part j merged with part j+1 (bits
+// 63-32), the token of part j (31-8) and where it starts in p (7-0);
+// parts[m] holds only the sentinel start len(p). The lowest pair rank,
+// leftmost on ties, is found with a branch-free scan.
+func (e *Engine) bpeSmall(dst []uint32, p string, w *work) []uint32 {
+	var parts [smallPiece + 1]uint64
+	n := len(p)
+	_ = parts[n]
+	for j := 0; j < n-1; j++ {
+		parts[j] = uint64(e.pairs[uint16(p[j])<<8|uint16(p[j+1])])<<32 | uint64(e.bytes[p[j]])<<8 | uint64(j)
+	}
+	parts[n-1] = uint64(none)<<32 | uint64(e.bytes[p[n-1]])<<8 | uint64(n-1)
+	parts[n] = uint64(n)
+	start := func(j int) uint8 { return uint8(parts[j]) }
+	id := func(j int) uint32 { return uint32(parts[j]) >> 8 }
+	for m := n; m > 1; m-- {
+		best := minPair(parts[:m-1])
+		r := uint32(best >> 8)
+		if r == none {
+			for _, v := range parts[:m] {
+				dst = append(dst, uint32(v)>>8)
+			}
+			return dst
+		}
+		// Part j absorbs part j+1; its token is the pair's.
+		j := int(best & 0xff)
+		if j > 0 {
+			lr := e.pairRank(w, id(j-1), r, p[start(j-1):start(j+2)])
+			parts[j-1] = uint64(lr)<<32 | uint64(uint32(parts[j-1]))
+		}
+		nr := none
+		if j+2 < m {
+			nr = e.pairRank(w, r, id(j+2), p[start(j):start(j+3)])
+		}
+		parts[j] = uint64(nr)<<32 | uint64(r)<<8 | uint64(start(j))
+		copy(parts[j+1:], parts[j+2:m+1])
+	}
+	return append(dst, id(0))
+}
+
+// minPair returns the least (parts[k]>>32)<<8 | k: the lowest rank, leftmost
+// on ties, and where it is. Four independent minima keep the loop from
+// waiting on itself.
+func minPair(parts []uint64) uint64 {
+	b0, b1, b2, b3 := ^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)
+	k := 0
+	for ; k+4 <= len(parts); k += 4 {
+		q := parts[k : k+4 : k+4]
+		b0 = min(b0, q[0]>>32<<8|uint64(k))
+		b1 = min(b1, q[1]>>32<<8|uint64(k+1))
+		b2 = min(b2, q[2]>>32<<8|uint64(k+2))
+		b3 = min(b3, q[3]>>32<<8|uint64(k+3))
+	}
+	for ; k < len(parts); k++ {
+		b0 = min(b0, parts[k]>>32<<8|uint64(k))
+	}
+	return min(min(b0, b1), min(b2, b3))
+}
+
+// large is the working memory of bpeLarge.
+//
+// Parts are identified by the byte offset where they start. For a live part
+// i, parts[i].next and .prev link its neighbours (len(p) and -1 at the
+// ends), .id is its token and .rank the rank of its merge with the next part
+// (none if there is no next part or the pair is not a token). Dead parts
+// have rank none.
+//
+// Pending merges wait in buckets, one per rank, each a list of part
+// offsets; bucketOf maps a rank to its bucket (-1: none yet) and heap holds
+// the ranks of the buckets that may hold a pending merge, smallest first. An
+// entry (r, i) is current iff parts[i].rank == r; stale ones are skipped
+// when they come up.
+type large struct {
+	parts    []part
+	bucketOf []int32
+	buckets  []bucket
+	heap     []uint32
+	cur      uint32 // rank of the bucket being worked through
+	lower    bool   // a merge of rank < cur has been added
+}
+
+type part struct {
+	next, prev int32
+	rank, id   uint32
+}
+
+type bucket struct {
+	buf     []int32 // entries buf[:n]; buf[head:n] are still to do
+	n, head int32
+	rank    uint32
+	last    int32 // buf[n-1], if n > head
+	dirty   bool  // buf[head:n] may be out of order
+	inHeap  bool
+}
+
+// bpeLarge merges like bpeSmall, in O(n log n) worst case and close to
+// linear time in practice, however long p is.
+//
+// The order is the same: the next merge is the one of lowest rank, the
+// leftmost among equal ranks. The bucket of the lowest rank in the heap is
+// worked through in order of position; all entries of a bucket are in it
+// before its turn comes, because a merge only creates pairs that contain
+// the token just formed, and so are longer and of another rank. A merge may
+// create a pair of lower rank than the bucket being worked on; it then goes
+// on top of the heap and is done next, as in tiktoken, and the interrupted
+// bucket is resumed afterwards. Entries that arrive out of position order
+// (in a bucket not being worked on) mark it dirty, and it is sorted before
+// its next use.
+func (e *Engine) bpeLarge(dst []uint32, p string, w *work) []uint32 {
+	s := &w.large
+	if s.bucketOf == nil {
+		s.bucketOf = make([]int32, e.numRanks)
+		for i := range s.bucketOf {
+			s.bucketOf[i] = -1
+		}
+	}
+	n := len(p)
+	s.parts = grow(s.parts, n)
+	parts := s.parts
+	for i := range parts {
+		parts[i] = part{next: int32(i + 1), prev: int32(i - 1), rank: none, id: e.bytes[p[i]]}
+	}
+	// The initial pairs, in position order: runs of equal ranks (long
+	// pieces are mostly repetitive) go to the same bucket.
+	s.cur = 0 // below every pair rank: adds take the fast path
+	var b *bucket
+	for i := 0; i < n-1; i++ {
+		r := e.pairs[uint16(p[i])<<8|uint16(p[i+1])]
+		if r == none {
+			continue
+		}
+		parts[i].rank = r
+		if b == nil || b.rank != r || b.n == int32(len(b.buf)) {
+			s.add(r, int32(i))
+			b = &s.buckets[s.bucketOf[r]]
+			continue
+		}
+		b.buf[b.n] = int32(i)
+		b.n++
+		b.last = int32(i)
+	}
+
+	for len(s.heap) > 0 {
+		r := s.heap[0]
+		b := &s.buckets[s.bucketOf[r]]
+		if b.head == b.n {
+			b.n, b.head, b.dirty, b.inHeap = 0, 0, false, false
+			s.popHeap()
+			continue
+		}
+		if b.dirty {
+			slices.Sort(b.buf[b.head:b.n])
+			b.dirty = false
+		}
+		// Work through the bucket until it is done or a merge of lower
+		// rank turns up. Nothing is added to it meanwhile, so pos stays
+		// valid while s.buckets may move.
+		pos, head := b.buf[:b.n], b.head
+		s.cur, s.lower = r, false
+		for int(head) < len(pos) && !s.lower {
+			i := pos[head]
+			head++
+			pi := &parts[i]
+			if pi.rank != r {
+				continue // stale
+			}
+			// Part i absorbs part j; k is the part after them.
+			j := pi.next
+			k := parts[j].next
+			parts[j].rank = none
+			if int(head) < len(pos) && pos[head] == j {
+				head++ // j's entry, now stale
+			}
+			pi.id, pi.next, pi.rank = r, k, none
+			if int(k) < n {
+				pk := &parts[k]
+				pk.prev = i
+				if nr := e.pairRank(w, r, pk.id, p[i:pk.next]); nr != none {
+					pi.rank = nr
+					// If part k merges at rank r too, it is ahead
+					// in this bucket, and that merge will redo this
+					// pair before any rank above r comes up: no
+					// entry needed unless nr < r.
+					if nr < r || pk.rank != r {
+						s.add(nr, i)
+					}
+				}
+			}
+			if i > 0 {
+				h := pi.prev
+				ph := &parts[h]
+				ph.rank = e.pairRank(w, ph.id, r, p[h:k])
+				if ph.rank != none {
+					s.add(ph.rank, h)
+				}
+			}
+		}
+		s.buckets[s.bucketOf[r]].head = head
+	}
+
+	for i := 0; i < n; i = int(parts[i].next) {
+		dst = append(dst, parts[i].id)
+	}
+	for _, b := range s.buckets {
+		s.bucketOf[b.rank] = -1
+	}
+	s.buckets = s.buckets[:0]
+	return dst
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// add records a pending merge of rank r at part i.
+func (s *large) add(r uint32, i int32) {
+	if bi := s.bucketOf[r]; bi >= 0 {
+		if b := &s.buckets[bi]; b.inHeap && b.n < int32(len(b.buf)) && r > s.cur && b.last <= i {
+			b.buf[b.n] = i
+			b.n++
+			b.last = i
+			return
+		}
+	}
+	s.addSlow(r, i)
+}
+
+func (s *large) addSlow(r uint32, i int32) {
+	bi := s.bucketOf[r]
+	if bi < 0 {
+		bi = int32(len(s.buckets))
+		s.bucketOf[r] = bi
+		if len(s.buckets) < cap(s.buckets) {
+			s.buckets = s.buckets[:bi+1]
+			b := &s.buckets[bi]
+			*b = bucket{buf: b.buf, rank: r}
+		} else {
+			s.buckets = append(s.buckets, bucket{rank: r, buf: make([]int32, 64)})
+		}
+	}
+	if r < s.cur {
+		s.lower = true
+	}
+	b := &s.buckets[bi]
+	b.dirty = b.dirty || b.last > i && b.n > b.head
+	b.last = i
+	if int(b.n) == len(b.buf) {
+		b.buf = slices.Grow(b.buf[:b.n], len(b.buf)+1)
+		b.buf = b.buf[:cap(b.buf)]
+	}
+	b.buf[b.n] = i
+	b.n++
+	if !b.inHeap {
+		b.inHeap = true
+		s.pushHeap(r)
+	}
+}
+
+func (s *large) pushHeap(r uint32) {
+	h := append(s.heap, r)
+	for c := len(h) - 1; c > 0; {
+		p := (c - 1) / 2
+		if h[p] <= r {
+			break
+		}
+		h[c], h[p] = h[p], r
+		c = p
+	}
+	s.heap = h
+}
+
+func (s *large) popHeap() {
+	h := s.heap
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	for c := 0; ; {
+		l := 2*c + 1
+		if l >= len(h) {
+			break
+		}
+		if r := l + 1; r < len(h) && h[r] < h[l] {
+			l = r
+		}
+		if h[c] <= h[l] {
+			break
+		}
+		h[c], h[l] = h[l], h[c]
+		c = l
+	}
+	s.heap = h
+}

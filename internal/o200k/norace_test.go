@@ -1,0 +1,7 @@
+//go:build !race
+
+package o200k
+
+// raceEnabled scales the heavier tests down under -race, where tiktoken-go
+// runs an order of magnitude slower.
+const raceEnabled = false

@@ -1,0 +1,262 @@
+package o200k
+
+//go:generate go run ./gen
+
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/go-harmony/harmony/internal/o200k/internal/table"
+)
+
+// tableData is the table written by gen: token bytes, offsets, the rank
+// index and the Unicode class tables. See internal/table for the layout.
+//
+//go:embed o200k.bin
+var tableData string
+
+// Engine encodes ordinary text to o200k_base ranks. It is safe for
+// concurrent use; build it with [Load].
+type Engine struct {
+	blob     string         // token bytes in rank order
+	offsets  []uint32       // token r is blob[offsets[r]:offsets[r+1]]
+	bytes    *[256]uint32   // rank of each single byte
+	pairs    *[65536]uint32 // rank of each two-byte string, or none
+	slots    []uint64       // the rank index, see lookup
+	mask     uint64         // len(slots)-1
+	stage1   []uint16       // Unicode class tables, see runeFlags
+	stage2   string
+	numRanks int
+	maxLen   int       // length of the longest token
+	copied   bool      // sections were copied out of the table
+	pool     sync.Pool // *work
+}
+
+// none marks a missing rank.
+const none = table.None
+
+var (
+	loadOnce sync.Once
+	loaded   *Engine
+	loadErr  error
+)
+
+// Load returns the o200k_base engine. The first call checks the embedded
+// table's SHA-256 and sets up views into it, which takes a few milliseconds
+// and allocates almost nothing; later calls return the same *Engine.
+func Load() (*Engine, error) {
+	loadOnce.Do(func() {
+		loaded, loadErr = newEngine(tableData, tableSHA256, tableSize, false)
+	})
+	return loaded, loadErr
+}
+
+// newEngine checks data against its size and SHA-256 and sets the engine up
+// on it, viewing its sections in place unless forceCopy is set or the
+// platform needs them copied (big-endian, or data not 8-byte aligned).
+func newEngine(data, wantSum string, wantSize int, forceCopy bool) (*Engine, error) {
+	if len(data) != wantSize {
+		return nil, fmt.Errorf("o200k: table is %d bytes, want %d", len(data), wantSize)
+	}
+	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(data), len(data)))
+	if got := hex.EncodeToString(sum[:]); got != wantSum {
+		return nil, fmt.Errorf("o200k: table SHA-256 is %s, want %s", got, wantSum)
+	}
+	h, s, err := table.ParseHeader(data)
+	if err != nil {
+		return nil, fmt.Errorf("o200k: %w", err)
+	}
+	inPlace := !forceCopy && binary.NativeEndian.Uint16([]byte{1, 0}) == 1 &&
+		uintptr(unsafe.Pointer(unsafe.StringData(data)))%8 == 0
+	e := &Engine{
+		blob:     data[s.Blob:s.End],
+		offsets:  section[uint32](data, s.Offsets, int(h.NumRanks)+1, inPlace),
+		bytes:    (*[256]uint32)(section[uint32](data, s.Bytes, 256, inPlace)),
+		pairs:    (*[65536]uint32)(section[uint32](data, s.Pairs, 65536, inPlace)),
+		slots:    section[uint64](data, s.Slots, 1<<h.HashBits, inPlace),
+		mask:     1<<h.HashBits - 1,
+		stage1:   section[uint16](data, s.Stage1, int(h.Stage1Len), inPlace),
+		stage2:   data[s.Stage2 : s.Stage2+int(h.Stage2Len)],
+		numRanks: int(h.NumRanks),
+		maxLen:   int(h.MaxTokenLen),
+		copied:   !inPlace,
+	}
+	if e.offsets[h.NumRanks] != h.BlobLen {
+		return nil, fmt.Errorf("o200k: offsets end at %d, blob has %d bytes", e.offsets[h.NumRanks], h.BlobLen)
+	}
+	for _, b := range e.stage1 {
+		if int(b)<<table.BlockShift >= len(e.stage2) {
+			return nil, fmt.Errorf("o200k: stage-1 block %d out of range", b)
+		}
+	}
+	return e, nil
+}
+
+// section returns the n little-endian T at data[off:]: a view of data itself
+// when inPlace, else a decoded copy.
+func section[T uint16 | uint32 | uint64](data string, off, n int, inPlace bool) []T {
+	size := int(unsafe.Sizeof(T(0)))
+	b := data[off : off+n*size]
+	if inPlace {
+		return unsafe.Slice((*T)(unsafe.Pointer(unsafe.StringData(b))), n)
+	}
+	out := make([]T, n)
+	for i := range out {
+		var v uint64
+		for k := size - 1; k >= 0; k-- {
+			v = v<<8 | uint64(b[i*size+k])
+		}
+		out[i] = T(v)
+	}
+	return out
+}
+
+// NumRanks returns the number of ordinary tokens, 199,998 for o200k_base.
+// Ids 0 to NumRanks()-1 are ranks; the special tokens of o200k_harmony
+// follow them and are not known here.
+func (e *Engine) NumRanks() int { return e.numRanks }
+
+// TokenBytes returns the bytes of the token with the given id, or nil if id
+// is not a rank (id >= NumRanks()). The slice shares the engine's read-only
+// table: it must not be modified.
+func (e *Engine) TokenBytes(id uint32) []byte {
+	if int(id) >= e.numRanks {
+		return nil
+	}
+	tok := e.blob[e.offsets[id]:e.offsets[id+1]]
+	return unsafe.Slice(unsafe.StringData(tok), len(tok))[:len(tok):len(tok)]
+}
+
+// AppendEncode appends the ranks of text, encoded as ordinary text (never
+// special tokens), to dst and returns the extended slice.
+//
+// Text that is not valid UTF-8 is encoded as if each byte that does not
+// belong to a valid encoding (as utf8.DecodeRuneInString sees it) were
+// U+FFFD, whose bytes EF BF BD then go into the pieces: what tiktoken-go,
+// which converts the text to []rune, does. (The reference takes Rust
+// strings, which are always valid.)
+//
+// Where the reference and tiktoken-go differ (5,055 code points new in
+// Unicode 16.0.0, and "'ſ"), this follows the reference: see the package
+// documentation.
+func (e *Engine) AppendEncode(dst []uint32, text string) []uint32 {
+	if !utf8.ValidString(text) {
+		text = replaceInvalid(text)
+	}
+	var w *work
+	for i := 0; i < len(text); {
+		end := e.pieceEnd(text, i)
+		dst = e.appendPiece(dst, text[i:end], &w)
+		i = end
+	}
+	if w != nil {
+		e.putWork(w)
+	}
+	return dst
+}
+
+// Count returns the number of tokens AppendEncode would append for text.
+func (e *Engine) Count(text string) int {
+	if !utf8.ValidString(text) {
+		text = replaceInvalid(text)
+	}
+	var buf [64]uint32
+	var w *work
+	n := 0
+	for i := 0; i < len(text); {
+		end := e.pieceEnd(text, i)
+		switch p := text[i:end]; {
+		case len(p) == 1:
+			n++
+		case len(p) == 2:
+			n++
+			if e.pairs[uint16(p[0])<<8|uint16(p[1])] == none {
+				n++
+			}
+		case e.lookup(p) != none:
+			n++
+		default:
+			if w == nil {
+				w = e.getWork()
+			}
+			n += len(e.bpe(buf[:0], p, w))
+		}
+		i = end
+	}
+	if w != nil {
+		e.putWork(w)
+	}
+	return n
+}
+
+// replaceInvalid returns s with every byte that is not part of a valid UTF-8
+// encoding replaced by U+FFFD.
+func replaceInvalid(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteString("\uFFFD")
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// lookup returns the rank of the token whose bytes are s, or none.
+func (e *Engine) lookup(s string) uint32 {
+	if len(s) > e.maxLen {
+		return none
+	}
+	h := table.Hash(s)
+	want := h>>table.SlotTagShift<<table.SlotLenBits | uint64(len(s))
+	for i := h & e.mask; ; i = (i + 1) & e.mask {
+		slot := e.slots[i]
+		if slot>>table.SlotLenShift == want {
+			off := int(slot>>table.SlotRankBits) & (1<<table.SlotOffBits - 1)
+			if equal(e.blob[off:off+len(s)], s) {
+				return uint32(slot) & (1<<table.SlotRankBits - 1)
+			}
+		}
+		if slot == 0 {
+			return none
+		}
+	}
+}
+
+// equal reports whether a == b, for len(a) == len(b): short strings are
+// compared with a few loads, as table.Hash reads them, instead of a call.
+func equal(a, b string) bool {
+	switch n := len(b); {
+	case n > 16:
+		return a == b
+	case n >= 8:
+		return le64(a) == le64(b) && le64(a[n-8:]) == le64(b[n-8:])
+	case n >= 4:
+		return le32(a) == le32(b) && le32(a[n-4:]) == le32(b[n-4:])
+	case n > 0:
+		return a[0] == b[0] && a[n>>1] == b[n>>1] && a[n-1] == b[n-1]
+	}
+	return true
+}
+
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+func le32(s string) uint32 {
+	_ = s[3]
+	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
+}

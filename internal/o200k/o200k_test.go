@@ -1,0 +1,605 @@
+package o200k
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/go-harmony/harmony/internal/o200k/internal/table"
+	"github.com/go-harmony/harmony/internal/vocab"
+)
+
+// TestMatchesTiktoken compares every corpus, and a few thousand lines cut
+// from them, with tiktoken-go.
+func TestMatchesTiktoken(t *testing.T) {
+	e := mustLoad(t)
+	for _, c := range corpora(t) {
+		if tiktokenDiffers(c.text) {
+			t.Fatalf("%s holds code points documented to differ; move them to reference_only.txt", c.name)
+		}
+		want := oracleEncode(t, c.text)
+		got := e.AppendEncode(nil, c.text)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %s", c.name, firstDiff(e, c.text, got, want))
+		}
+		if n := e.Count(c.text); n != len(want) {
+			t.Errorf("%s: Count = %d, want %d", c.name, n, len(want))
+		}
+		variants := func(line string) []string {
+			if raceEnabled {
+				return []string{line}
+			}
+			return []string{line, strings.TrimSpace(line), " " + line, line + line}
+		}
+		for _, line := range strings.SplitAfter(c.text, "\n") {
+			for _, s := range variants(line) {
+				if got, want := e.AppendEncode(nil, s), oracleEncode(t, s); !slices.Equal(got, want) {
+					t.Errorf("%s: %q: %s", c.name, s, firstDiff(e, s, got, want))
+				}
+			}
+		}
+	}
+}
+
+// TestMatchesTiktokenCases covers the pattern's corners one by one.
+func TestMatchesTiktokenCases(t *testing.T) {
+	e := mustLoad(t)
+	for _, s := range tricky {
+		if got, want := e.AppendEncode(nil, s), oracleEncode(t, s); !slices.Equal(got, want) {
+			t.Errorf("%q: %s", s, firstDiff(e, s, got, want))
+		}
+	}
+}
+
+// tricky holds short cases for the pattern's alternatives; also the fuzz
+// seeds.
+var tricky = []string{
+	"", "a", "A", " ", "\n", "\r\n", "1", "'", "'s", " 's", "x's", "X'S",
+	"HELLOworld", "HELLO world", "ABCdef", "abcDEF", "AbCdEf", "I'LL", "I'll", "don't", "DON'T",
+	"they're", "THEY'RE", "we've", "I'm", "you'll", "he'd", "it'sa", "x'", "x'l", "x'r", "x 'll",
+	"中A", "中A ", "A中", "A中b", "Ǆx", "ǅx", "ǅ", "ǅǅǅ", "ʰA", "Aʰ", "AʰB", "ABʰCD ", "A\u0301B\u0301c",
+	"\u0301", " \u0301", "\u0301a", "\u0301\u0301", "a\u0301", "1\u0301", "\u0301 ", ".\u0301a", "\t\u0301",
+	"\u0301A", "\u0301AB", " \u0301AB", "\u0301'S", "A\u0301'S",
+	"12345", "1234567", "１２３４", "a1", "1a", "١٢٣٤", "½¾", "Ⅻ",
+	"  ", "   ", "   a", "  \n", " \n ", "\n\n\n", "\r\r", "\r\n\r\n", "  \r\n  x", "\t\t", "\ta", "\t.",
+	" .", " ..", "..", " .\n", ".\n\n", "./", " //\n/", "...\r\n\r\nx", " !", "! ", "!a", " !a",
+	"\u00a0", "\u00a0a", "a\u00a0", "\u00a0\u00a0a", "\u3000\u3000x", "\u2028", "\u0085", "\u0085a", "\v", "\f", "\v\n",
+	" \u00a0 ", "x  ", "x  \n", "x \u00a0\n", "a\u200bb", "a\u200db", "\ufeffa",
+	"😀", " 😀", "😀😀", "a😀", "👨‍👩‍👧", "👍🏽", "🇺🇸", "1️⃣",
+	"<|start|>", "<|endoftext|>", " <|end|>\n", "<|",
+	"\xff", "a\xffb", "\xc3", "\xed\xa0\x80", "\xf0\x9f\x98", " \xff", "\xff\n", "\xef\xbf\xbd",
+	"Straße", "ĲSSEL", "ǅungla", "ΑΘΗΝΑ'S", "ПРИВЕТмир", "привет'S",
+}
+
+// TestMatchesReference compares with token ids that the reference itself
+// produced (testdata/reference_tokens.txt), which
+// include the cases where tiktoken-go differs.
+func TestMatchesReference(t *testing.T) {
+	e := mustLoad(t)
+	f, err := os.Open("testdata/reference_tokens.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<22)
+	seen := 0
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		fields := strings.Fields(line)
+		name := fields[0]
+		var want []uint32
+		for _, f := range fields[1:] {
+			id, err := strconv.ParseUint(f, 10, 32)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, uint32(id))
+		}
+		path := "testdata/corpus/" + name
+		if name == "reference_only.txt" {
+			path = "testdata/" + name
+		}
+		text, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.AppendEncode(nil, string(text)); !slices.Equal(got, want) {
+			t.Errorf("%s: %s", name, firstDiff(e, string(text), got, want))
+		}
+		seen++
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if seen < 10 {
+		t.Fatalf("only %d reference files", seen)
+	}
+}
+
+// TestReferenceOnlyDiffers checks that the cases kept out of the
+// differential tests really differ from tiktoken-go, line by line, so that
+// the documented exceptions stay honest.
+func TestReferenceOnlyDiffers(t *testing.T) {
+	e := mustLoad(t)
+	text, err := os.ReadFile("testdata/reference_only.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(text)), "\n") {
+		if !tiktokenDiffers(line) {
+			t.Errorf("%q: not among the documented differences", line)
+		}
+		if slices.Equal(e.AppendEncode(nil, line), oracleEncode(t, line)) {
+			t.Errorf("%q: same as tiktoken-go", line)
+		}
+	}
+}
+
+// TestUnicodeDelta checks unicode16Delta against the tables: these, and
+// only these, code points have other classes than Go's unicode package
+// gives tiktoken-go.
+func TestUnicodeDelta(t *testing.T) {
+	e := mustLoad(t)
+	step := rune(1)
+	if raceEnabled {
+		step = 61
+	}
+	for r := rune(0); r <= unicode.MaxRune; r += step {
+		if got, want := goFlags()[r], goFlagsSlow(r); got != want {
+			t.Fatalf("goFlags[%U] = %#x, unicode package says %#x", r, got, want)
+		}
+	}
+	got := unicodeDelta(e)
+	if unicode.Version != "15.0.0" {
+		t.Skipf("Go has Unicode %s; unicode16Delta is for 15.0.0 (computed delta: %d ranges)", unicode.Version, len(got))
+	}
+	if !slices.Equal(got, unicode16Delta) {
+		for _, r := range got {
+			t.Logf("{%#04X, %#04X, %d},", r.lo, r.hi, r.flags)
+		}
+		t.Fatalf("delta has %d ranges, unicode16Delta %d", len(got), len(unicode16Delta))
+	}
+	n := 0
+	for _, r := range got {
+		n += int(r.hi - r.lo + 1)
+	}
+	if n != 5055 {
+		t.Errorf("delta has %d code points, doc says 5,055", n)
+	}
+}
+
+// TestCaseFold checks that no non-ASCII rune lowercases to a letter of the
+// contractions in Go (so regexp2 matches only ASCII there), while the
+// reference's simple case folding adds exactly U+017F for s.
+func TestCaseFold(t *testing.T) {
+	for r := rune(0x80); r <= unicode.MaxRune; r++ {
+		if l := unicode.ToLower(r); strings.ContainsRune("strvemld", l) {
+			t.Errorf("unicode.ToLower(%U) = %q", r, l)
+		}
+	}
+	for _, c := range "strvemld" {
+		var orbit []rune
+		for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
+			if f >= 0x80 {
+				orbit = append(orbit, f)
+			}
+		}
+		want := []rune(nil)
+		if c == 's' {
+			want = []rune{0x17F}
+		}
+		if !slices.Equal(orbit, want) {
+			t.Errorf("non-ASCII folds of %q: %U, want %U", c, orbit, want)
+		}
+	}
+	e := mustLoad(t)
+	for s, want := range map[string][]string{
+		"it'ſ":    {"it'ſ"},
+		"IT'ſ":    {"IT'ſ"},
+		"x 'ſ":    {"x", " '", "ſ"},
+		"it'ſſ":   {"it'ſ", "ſ"},
+		"it's":    {"it's"},
+		"it'S":    {"it'S"},
+		"it'K":    {"it", "'K"},
+		"it'\xc5": {"it", "'\ufffd"},
+	} {
+		if got := pieces(e, s); !slices.Equal(got, want) {
+			t.Errorf("pieces(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// pieces returns the pre-tokenizer's split of s.
+func pieces(e *Engine, s string) []string {
+	if !utf8.ValidString(s) {
+		s = replaceInvalid(s)
+	}
+	var out []string
+	for i := 0; i < len(s); {
+		end := e.pieceEnd(s, i)
+		out = append(out, s[i:end])
+		i = end
+	}
+	return out
+}
+
+func TestPieces(t *testing.T) {
+	e := mustLoad(t)
+	for s, want := range map[string][]string{
+		"HELLOworld":       {"HELLOworld"},
+		"ABCdef GHI":       {"ABCdef", " GHI"},
+		"I'LL don't":       {"I'LL", " don't"},
+		"hello   world":    {"hello", "  ", " world"},
+		"a  \n\n b":        {"a", "  \n\n", " b"},
+		"x\u00a0y":         {"x", "\u00a0y"},
+		"12345":            {"123", "45"},
+		"...\n\nx":         {"...\n\n", "x"},
+		" ./\n":            {" ./\n"},
+		"中A ":              {"中", "A", " "},
+		"\u0301":           {"\u0301"},
+		" \u0301":          {" \u0301"},
+		"end  ":            {"end", "  "},
+		"<|start|>":        {"<|", "start", "|>"},
+		"\xffabc":          {"\ufffdabc"},
+		"a\r\nb":           {"a", "\r\n", "b"},
+		"tab\t\tx":         {"tab", "\t", "\tx"},
+		"\u3000\u3000word": {"\u3000", "\u3000word"},
+	} {
+		if got := pieces(e, s); !slices.Equal(got, want) {
+			t.Errorf("pieces(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// TestRoundTrip checks that the tokens' bytes concatenate to the text.
+func TestRoundTrip(t *testing.T) {
+	e := mustLoad(t)
+	check := func(name, text string) {
+		var buf []byte
+		for _, id := range e.AppendEncode(nil, text) {
+			buf = append(buf, e.TokenBytes(id)...)
+		}
+		if string(buf) != text {
+			t.Errorf("%s: round trip differs", name)
+		}
+	}
+	for _, c := range corpora(t) {
+		if utf8.ValidString(c.text) {
+			check(c.name, c.text)
+		}
+	}
+	for _, s := range tricky {
+		if utf8.ValidString(s) {
+			check(strconv.Quote(s), s)
+		}
+	}
+	check("invalid", replaceInvalid("a\xffb\xc3"))
+	if got := string(e.TokenBytes(24912)) + string(e.TokenBytes(2375)); got != "hello world" {
+		t.Errorf("TokenBytes(24912, 2375) = %q", got)
+	}
+	if e.TokenBytes(uint32(e.NumRanks())) != nil || e.TokenBytes(1<<31) != nil {
+		t.Error("TokenBytes beyond the ranks is not nil")
+	}
+	if e.NumRanks() != vocab.O200kBaseRanks {
+		t.Errorf("NumRanks = %d", e.NumRanks())
+	}
+}
+
+// TestAllTokens checks the decode table and the rank index against the
+// vocabulary: every rank's bytes, and every token encodes to itself when it
+// is a whole piece.
+func TestAllTokens(t *testing.T) {
+	e := mustLoad(t)
+	_, ranks := oracle(t)
+	for id, tok := range ranks {
+		if got := e.TokenBytes(uint32(id)); !bytes.Equal(got, tok) {
+			t.Fatalf("TokenBytes(%d) = %q, want %q", id, got, tok)
+		}
+		if got := e.lookup(string(tok)); got != uint32(id) {
+			t.Fatalf("lookup(%q) = %d, want %d", tok, got, id)
+		}
+		if len(tok) == 2 && e.pairs[uint16(tok[0])<<8|uint16(tok[1])] != uint32(id) {
+			t.Fatalf("pairs[%q] wrong", tok)
+		}
+	}
+	for _, s := range []string{"", "\x00\x00\x00", strings.Repeat("a", 300), strings.Repeat("x", 128)} {
+		if r := e.lookup(s); r != none {
+			t.Errorf("lookup(%.20q) = %d", s, r)
+		}
+	}
+}
+
+// TestLoadCopy runs the engine on sections copied out of the table (the
+// path for big-endian or misaligned data) and checks a bad hash fails.
+func TestLoadCopy(t *testing.T) {
+	e, err := newEngine(tableData, tableSHA256, tableSize, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.copied {
+		t.Fatal("not copied")
+	}
+	ref := mustLoad(t)
+	if ref.copied {
+		t.Log("note: the embedded table is used through copies on this platform")
+	}
+	for _, c := range corpora(t) {
+		if got, want := e.AppendEncode(nil, c.text), ref.AppendEncode(nil, c.text); !slices.Equal(got, want) {
+			t.Errorf("%s: copied engine differs", c.name)
+		}
+	}
+	if _, err := newEngine(tableData[:len(tableData)-1]+"x", tableSHA256, tableSize, false); err == nil {
+		t.Error("corrupt table accepted")
+	}
+	if e2, _ := Load(); e2 != ref {
+		t.Error("Load returned another engine")
+	}
+}
+
+// TestTableUpToDate regenerates the table in memory, as go generate would,
+// and compares it with the committed o200k.bin and table_sum.go.
+func TestTableUpToDate(t *testing.T) {
+	_, ranks := oracle(t)
+	f, err := os.Open("gen/classes.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	flags, err := table.ParseClasses(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := table.Build(ranks, flags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(out)
+	if got := hex.EncodeToString(sum[:]); got != tableSHA256 || len(out) != tableSize {
+		t.Fatalf("regenerated table: sha256 %s, %d bytes; table_sum.go: %s, %d bytes: run go generate", got, len(out), tableSHA256, tableSize)
+	}
+	committed, err := os.ReadFile("o200k.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(committed, out) || string(committed) != tableData {
+		t.Fatal("o200k.bin differs from the regenerated table: run go generate")
+	}
+}
+
+// TestClassTables checks the stage tables against gen/classes.txt for
+// every code point, and the ASCII table against them.
+func TestClassTables(t *testing.T) {
+	e := mustLoad(t)
+	f, err := os.Open("gen/classes.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	flags, err := table.ParseClasses(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := rune(0); r < table.MaxRune; r++ {
+		if got := e.runeFlags(r); got != flags[r] {
+			t.Fatalf("runeFlags(%U) = %#x, want %#x", r, got, flags[r])
+		}
+		if r < utf8.RuneSelf && asciiFlags[r] != flags[r] {
+			t.Fatalf("asciiFlags[%U] = %#x, want %#x", r, asciiFlags[r], flags[r])
+		}
+	}
+}
+
+// TestConcurrent encodes from several goroutines at once (run with -race).
+func TestConcurrent(t *testing.T) {
+	e := mustLoad(t)
+	cs := corpora(t)
+	long := strings.Repeat("ab", 3000)
+	want := e.AppendEncode(nil, long)
+	done := make(chan bool)
+	for g := 0; g < 4; g++ {
+		go func() {
+			defer func() { done <- true }()
+			for _, c := range cs {
+				e.AppendEncode(nil, c.text)
+				if got := e.AppendEncode(nil, long); !slices.Equal(got, want) {
+					t.Error("concurrent long piece differs")
+				}
+			}
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+}
+
+// TestLongPieces compares long runs with tiktoken-go (kept short enough for
+// its quadratic merge) and bpeLarge with the simple algorithm on long runs.
+func TestLongPieces(t *testing.T) {
+	e := mustLoad(t)
+	lengths, pieces, maxLen := []int{smallPiece - 1, smallPiece, smallPiece + 1, 100, 700}, 200, 3000
+	if raceEnabled {
+		lengths, pieces, maxLen = []int{smallPiece - 1, smallPiece + 1, 100}, 40, 1000
+	}
+	for _, unit := range []string{"a", "-", " ", "😀", "1", "\n", "ab", "abc", "Ab", "é", "\u0301", "中", "ka", " a", "\r\n", "_-", "0x"} {
+		for _, n := range lengths {
+			s := strings.Repeat(unit, n/len(unit)+1)
+			if got, want := e.AppendEncode(nil, s), oracleEncode(t, s); !slices.Equal(got, want) {
+				t.Errorf("%q x %d: %s", unit, n, firstDiff(e, s, got, want))
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < pieces; i++ {
+		p := randomPiece(rng, 1+rng.IntN(maxLen))
+		if got, want := e.bpeLarge(nil, p, e.getWork()), bpeReference(e, p); !slices.Equal(got, want) {
+			t.Fatalf("bpeLarge(%q) differs", p)
+		}
+	}
+}
+
+// randomPiece returns n bytes from a small alphabet, so that many merges
+// and ties happen.
+func randomPiece(rng *rand.Rand, n int) string {
+	alphabets := []string{"ab", "abc ", "aaaaab", "- _", "the quick brown fox", "\x00\xff", "0123456789", "é中"}
+	a := alphabets[rng.IntN(len(alphabets))]
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = a[rng.IntN(len(a))]
+	}
+	return string(b)
+}
+
+// bpeReference is tiktoken's byte_pair_merge, as written, on the heap: the
+// specification of bpeSmall and bpeLarge.
+func bpeReference(e *Engine, p string) []uint32 {
+	if len(p) == 1 {
+		return []uint32{e.bytes[p[0]]}
+	}
+	type part struct {
+		start int
+		rank  uint32
+	}
+	get := func(s string) uint32 {
+		return e.lookup(s)
+	}
+	var parts []part
+	for i := 0; i < len(p)-1; i++ {
+		parts = append(parts, part{i, get(p[i : i+2])})
+	}
+	parts = append(parts, part{len(p) - 1, none}, part{len(p), none})
+	rankAt := func(i int) uint32 {
+		if i+3 < len(parts) {
+			return get(p[parts[i].start:parts[i+3].start])
+		}
+		return none
+	}
+	for {
+		best, i := none, -1
+		for k, pt := range parts[:len(parts)-1] {
+			if pt.rank < best {
+				best, i = pt.rank, k
+			}
+		}
+		if i < 0 {
+			break
+		}
+		if i > 0 {
+			parts[i-1].rank = rankAt(i - 1)
+		}
+		parts[i].rank = rankAt(i)
+		parts = slices.Delete(parts, i+1, i+2)
+	}
+	var out []uint32
+	for k := 0; k+1 < len(parts); k++ {
+		out = append(out, get(p[parts[k].start:parts[k+1].start]))
+	}
+	return out
+}
+
+func FuzzEncodeMatchesTiktoken(f *testing.F) {
+	for _, s := range tricky {
+		f.Add(s)
+	}
+	for _, c := range corpora(f) {
+		for _, line := range strings.SplitAfter(c.text, "\n") {
+			f.Add(line)
+		}
+	}
+	e := mustLoad(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		// tiktoken-go's merge is quadratic: keep pieces short enough
+		// for it.
+		if v := replaceInvalid(s); len(v) > 600 || tiktokenDiffers(v) {
+			t.Skip()
+		}
+		got, want := e.AppendEncode(nil, s), oracleEncode(t, s)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q: %s", s, firstDiff(e, s, got, want))
+		}
+		if n := e.Count(s); n != len(want) {
+			t.Fatalf("%q: Count = %d, want %d", s, n, len(want))
+		}
+	})
+}
+
+// FuzzBPELarge checks bpeLarge and bpeSmall against tiktoken's algorithm.
+// The first byte picks an alphabet the rest is mapped into, so that inputs
+// have the long runs and ties that matter.
+func FuzzBPELarge(f *testing.F) {
+	f.Add([]byte("\x00aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"))
+	f.Add([]byte("\x01the quick brown fox jumps over the lazy dog"))
+	f.Add([]byte("\x02----------------------------------------------------------------"))
+	f.Add([]byte("\x03\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"))
+	f.Add([]byte("\xffanything, taken as it is: 😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀"))
+	e := mustLoad(f)
+	alphabets := []string{"a", "ab", "abc ", "- _=", "\n\r \t", "0123456789abcdef", "é中😀"}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 3 || len(data) > 5000 {
+			t.Skip()
+		}
+		p := data[1:]
+		if k := int(data[0]); k < len(alphabets) {
+			a := alphabets[k]
+			q := make([]byte, len(p))
+			for i, c := range p {
+				q[i] = a[int(c)%len(a)]
+			}
+			p = q
+		}
+		want := bpeReference(e, string(p))
+		w := e.getWork()
+		defer e.putWork(w)
+		if got := e.bpeLarge(nil, string(p), w); !slices.Equal(got, want) {
+			t.Fatalf("bpeLarge(%q) = %v, want %v", p, got, want)
+		}
+		if len(p) <= smallPiece {
+			if got := e.bpeSmall(nil, string(p), w); !slices.Equal(got, want) {
+				t.Fatalf("bpeSmall(%q) = %v, want %v", p, got, want)
+			}
+		}
+	})
+}
+
+// TestDocListsDelta checks that the package documentation lists exactly
+// unicode16Delta.
+func TestDocListsDelta(t *testing.T) {
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]uint8{"upper": upper, "lower": lower, "letter": letter, "mark": mark, "number": number}
+	var got []runeRange
+	for _, line := range strings.Split(string(doc), "\n") {
+		f := strings.Fields(strings.TrimPrefix(line, "//"))
+		if len(f) < 2 || !strings.HasPrefix(f[0], "U+") {
+			continue
+		}
+		lo, hi, _ := strings.Cut(f[0], "..")
+		if hi == "" {
+			hi = lo
+		}
+		a, err1 := strconv.ParseUint(strings.TrimPrefix(lo, "U+"), 16, 32)
+		b, err2 := strconv.ParseUint(strings.TrimPrefix(hi, "U+"), 16, 32)
+		flags, ok := names[f[1]]
+		if err1 != nil || err2 != nil || !ok {
+			t.Fatalf("doc.go: bad line %q", line)
+		}
+		got = append(got, runeRange{rune(a), rune(b), flags})
+	}
+	if !slices.Equal(got, unicode16Delta) {
+		t.Errorf("doc.go lists %d ranges, not those of unicode16Delta (%d)", len(got), len(unicode16Delta))
+	}
+}
