@@ -10,7 +10,6 @@ package harmony
 //	benchstat new.txt
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -18,7 +17,6 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/benchdata"
-	"github.com/go-harmony/harmony/internal/vocab"
 )
 
 // The conversations, in the reference's JSON: benchdata.Small is the small
@@ -102,20 +100,7 @@ func TestBenchTexts(t *testing.T) {
 	}
 }
 
-// newTiktokenPeer builds tiktoken-go's o200k engine from the embedded file.
-func newTiktokenPeer() (*tiktokenEngine, error) {
-	data, err := vocab.Embedded()
-	if err != nil {
-		return nil, err
-	}
-	ranks, err := vocab.Parse(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	return newTiktokenEngine(ranks)
-}
-
-var tiktokenPeer = sync.OnceValues(newTiktokenPeer)
+var tiktokenPeer = sync.OnceValues(newTiktokenOracle)
 
 func peer(b *testing.B) *tiktokenEngine {
 	b.Helper()
@@ -142,6 +127,22 @@ func benchRender(b *testing.B, data []byte) {
 			}
 		}
 		b.ReportMetric(float64(len(dst)), "tokens/op")
+	})
+	b.Run("Impl=harmony-cold", func(b *testing.B) {
+		// As a first request: nothing cached (system and developer texts are
+		// tokenized, tool schemas converted, every time).
+		b.ReportAllocs()
+		b.SetBytes(int64(size))
+		var dst []Token
+		for b.Loop() {
+			cold := &Encoding{name: enc.name, encoder: enc.encoder, whole: enc.whole}
+			typeScripts = cache[string]{}
+			var err error
+			dst, err = cold.AppendConversationForCompletion(dst[:0], c, RoleAssistant, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
 	})
 	b.Run("Impl=tiktoken-encode", func(b *testing.B) {
 		tk := peer(b)
@@ -228,30 +229,4 @@ func BenchmarkParseLarge(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchParse(b, toks)
-}
-
-// BenchmarkLoad builds the encoding from the embedded vocabulary, as the first
-// LoadEncoding does, beside tiktoken-go building its o200k_base from the same
-// file.
-func BenchmarkLoad(b *testing.B) {
-	b.Run("Impl=harmony", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			data, err := vocab.Embedded()
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := NewEncoding(bytes.NewReader(data)); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("Impl=tiktoken", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := newTiktokenPeer(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }

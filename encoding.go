@@ -7,9 +7,11 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"unsafe"
+
+	"github.com/go-harmony/harmony/internal/o200k"
 	"github.com/go-harmony/harmony/internal/utf8x"
 	"github.com/go-harmony/harmony/internal/vocab"
-	"github.com/pkoukk/tiktoken-go"
 )
 
 // EncodingName names a harmony encoding.
@@ -23,15 +25,69 @@ const HarmonyGptOss EncodingName = "HarmonyGptOss"
 // [LoadEncoding] and share it.
 type Encoding struct {
 	name    EncodingName
-	ranks   [][]byte // bytes of each o200k_base rank, indexed by rank
-	encoder textEncoder
+	encoder *o200k.Engine // ordinary text, and the bytes of each rank
+	whole   []uint64      // bit per rank: its bytes are complete UTF-8 on their own
+
+	// Tokens of long system and developer texts, which a server renders
+	// again on every request. Deterministic, so caching cannot change output.
+	texts cache[[]Token]
 }
 
-// textEncoder turns ordinary text into o200k_base ranks. It is the one piece
-// of the tokenizer that sits behind an interface, so that the engine can be
-// swapped without touching the format code.
-type textEncoder interface {
-	appendOrdinary(dst []Token, text string) []Token
+// minCachedText is the shortest system or developer text whose tokens are
+// cached.
+const minCachedText = 128
+
+// cache is a small concurrency-safe map from long strings to values, bounded
+// by a byte budget: when it would grow past it, it starts over. Servers render
+// a handful of distinct system prompts and tool sets; the bound only matters
+// for a caller that sends a new one every time, who then pays what it would
+// have paid without a cache.
+type cache[V any] struct {
+	mu     sync.RWMutex
+	m      map[string]V
+	bytes  int
+	budget int
+}
+
+func (c *cache[V]) get(key string) (V, bool) {
+	c.mu.RLock()
+	v, ok := c.m[key]
+	c.mu.RUnlock()
+	return v, ok
+}
+
+func (c *cache[V]) put(key string, v V, size int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.budget == 0 {
+		c.budget = 16 << 20
+	}
+	if size > c.budget/16 {
+		return
+	}
+	if c.m == nil || c.bytes+size > c.budget {
+		c.m, c.bytes = make(map[string]V), 0
+	}
+	if _, ok := c.m[key]; !ok {
+		c.m[key] = v
+		c.bytes += size
+	}
+}
+
+// appendCachedText appends the tokens of a system or developer text, from the
+// cache when the same text was rendered before.
+func (e *Encoding) appendCachedText(dst []Token, text string) []Token {
+	if len(text) < minCachedText {
+		return e.appendOrdinary(dst, text)
+	}
+	if toks, ok := e.texts.get(text); ok {
+		return append(dst, toks...)
+	}
+	n := len(dst)
+	dst = e.appendOrdinary(dst, text)
+	toks := append([]Token(nil), dst[n:]...)
+	e.texts.put(text, toks, len(text)+4*len(toks))
+	return dst
 }
 
 var (
@@ -40,46 +96,67 @@ var (
 	defaultErr  error
 )
 
-// LoadEncoding returns the named encoding. The vocabulary is embedded in the
-// binary and checked against its SHA-256: nothing is read from disk or the
-// network. The first call builds the encoding; later calls return the same
-// shared *Encoding. An unknown name is an error wrapping [ErrUnknownEncoding].
+// LoadEncoding returns the named encoding. The vocabulary is a precomputed
+// table embedded in the binary and checked against its SHA-256: nothing is
+// read from disk or the network. The first call maps the table (a few
+// milliseconds); later calls return the same shared *Encoding. An unknown
+// name is an error wrapping [ErrUnknownEncoding].
 func LoadEncoding(name EncodingName) (*Encoding, error) {
 	if name != HarmonyGptOss {
 		return nil, fmt.Errorf("harmony: %w %q", ErrUnknownEncoding, name)
 	}
 	defaultOnce.Do(func() {
-		data, err := vocab.Embedded()
+		eng, err := o200k.Load()
 		if err != nil {
 			defaultErr = fmt.Errorf("harmony: %w", err)
 			return
 		}
-		defaultEnc, defaultErr = newEncoding(bytes.NewReader(data))
+		defaultEnc = &Encoding{name: HarmonyGptOss, encoder: eng, whole: wholeUTF8Ranks(eng)}
 	})
 	return defaultEnc, defaultErr
 }
 
-// NewEncoding builds the HarmonyGptOss encoding from an o200k_base rank file in
-// tiktoken's format ("base64 rank" per line), for callers who ship their own
-// copy. Its hash is not checked; it must hold exactly the 199,998 ranks of
-// o200k_base, since the special tokens follow them.
-func NewEncoding(ranks io.Reader) (*Encoding, error) {
-	return newEncoding(ranks)
+// wholeUTF8Ranks marks the ranks whose bytes are valid UTF-8 by themselves,
+// so that the parsers can move them into content without checking them again.
+func wholeUTF8Ranks(eng *o200k.Engine) []uint64 {
+	bits := make([]uint64, (eng.NumRanks()+63)/64)
+	for id := range eng.NumRanks() {
+		if utf8.Valid(eng.TokenBytes(uint32(id))) {
+			bits[id/64] |= 1 << (id % 64)
+		}
+	}
+	return bits
 }
 
-func newEncoding(r io.Reader) (*Encoding, error) {
-	ranks, err := vocab.Parse(r)
+// isWholeUTF8 reports whether t is a rank whose bytes are complete UTF-8.
+func (e *Encoding) isWholeUTF8(t Token) bool {
+	i := int(t) / 64
+	return i < len(e.whole) && e.whole[i]&(1<<(t%64)) != 0
+}
+
+// NewEncoding builds the HarmonyGptOss encoding after checking that ranks, an
+// o200k_base rank file in tiktoken's format ("base64 rank" per line), holds
+// exactly the vocabulary the embedded table was built from — for callers who
+// ship and audit their own copy. Any other vocabulary is an error: the special
+// tokens of o200k_harmony follow o200k_base's 199,998 ranks.
+func NewEncoding(ranks io.Reader) (*Encoding, error) {
+	parsed, err := vocab.Parse(ranks)
 	if err != nil {
 		return nil, fmt.Errorf("harmony: %w", err)
 	}
-	if len(ranks) != vocab.O200kBaseRanks {
-		return nil, fmt.Errorf("harmony: rank file has %d ranks, want %d", len(ranks), vocab.O200kBaseRanks)
-	}
-	enc, err := newTiktokenEngine(ranks)
+	enc, err := LoadEncoding(HarmonyGptOss)
 	if err != nil {
-		return nil, fmt.Errorf("harmony: %w", err)
+		return nil, err
 	}
-	return &Encoding{name: HarmonyGptOss, ranks: ranks, encoder: enc}, nil
+	if len(parsed) != enc.encoder.NumRanks() {
+		return nil, fmt.Errorf("harmony: rank file has %d ranks, want %d", len(parsed), enc.encoder.NumRanks())
+	}
+	for i, b := range parsed {
+		if !bytes.Equal(b, enc.encoder.TokenBytes(uint32(i))) {
+			return nil, fmt.Errorf("harmony: rank file differs from o200k_base at rank %d", i)
+		}
+	}
+	return enc, nil
 }
 
 // Name returns the encoding's name, "HarmonyGptOss".
@@ -97,12 +174,22 @@ func (e *Encoding) VocabSize() int { return vocabSize }
 // are encoded as U+FFFD, as Python does when it encodes such a string with
 // errors="replace".
 func (e *Encoding) EncodeOrdinary(text string) []Token {
-	return e.encoder.appendOrdinary(nil, text)
+	return e.appendOrdinary(nil, text)
 }
 
 // AppendOrdinary appends the tokens of text, encoded as by [Encoding.EncodeOrdinary], to dst.
 func (e *Encoding) AppendOrdinary(dst []Token, text string) []Token {
-	return e.encoder.appendOrdinary(dst, text)
+	return e.appendOrdinary(dst, text)
+}
+
+// appendOrdinary appends the ordinary tokens of text. Token and uint32 have
+// the same layout, so the engine appends into dst directly.
+func (e *Encoding) appendOrdinary(dst []Token, text string) []Token {
+	if text == "" {
+		return dst
+	}
+	ids := e.encoder.AppendEncode(unsafe.Slice((*uint32)(unsafe.SliceData(dst)), cap(dst))[:len(dst)], text)
+	return unsafe.Slice((*Token)(unsafe.SliceData(ids)), cap(ids))[:len(ids)]
 }
 
 // Encode encodes text, turning the text of each special token listed in
@@ -138,12 +225,12 @@ func (e *Encoding) encodeSpecials(dst []Token, text string, allowed func(Token) 
 	for {
 		i, j, t := findSpecial(text, start)
 		if i < 0 {
-			return e.encoder.appendOrdinary(dst, text[start:]), nil
+			return e.appendOrdinary(dst, text[start:]), nil
 		}
 		if !allowed(t) {
 			return nil, &EncodeError{Offset: i, Special: text[i:j], Err: ErrDisallowedSpecial}
 		}
-		dst = e.encoder.appendOrdinary(dst, text[start:i])
+		dst = e.appendOrdinary(dst, text[start:i])
 		dst = append(dst, t)
 		start = j
 	}
@@ -152,8 +239,8 @@ func (e *Encoding) encodeSpecials(dst []Token, text string, allowed func(Token) 
 // tokenBytes returns the bytes of t: its rank's bytes, or a special token's
 // text. ok is false for an id the encoding does not know.
 func (e *Encoding) tokenBytes(t Token) (b []byte, ok bool) {
-	if int(t) < len(e.ranks) {
-		return e.ranks[t], true
+	if b := e.encoder.TokenBytes(uint32(t)); b != nil {
+		return b, true
 	}
 	if IsSpecial(t) {
 		return specialBytes[t-FirstSpecialToken], true
@@ -221,43 +308,4 @@ func (e *Encoding) Decode(tokens []Token) (string, error) {
 		return string(b), nil
 	}
 	return string(utf8x.AppendLossy(make([]byte, 0, len(b)+8), b)), nil
-}
-
-// tiktokenEngine encodes ordinary text with github.com/pkoukk/tiktoken-go
-// configured with the o200k pattern and ranks: correct, and the oracle the
-// project's own engine is tested against, but not fast.
-type tiktokenEngine struct {
-	tk *tiktoken.Tiktoken
-}
-
-// o200kPattern is the pre-tokenization pattern of o200k_base and
-// o200k_harmony.
-const o200kPattern = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
-	`|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
-	`|\p{N}{1,3}` +
-	`| ?[^\s\p{L}\p{N}]+[\r\n/]*` +
-	`|\s*[\r\n]+` +
-	`|\s+(?!\S)` +
-	`|\s+`
-
-func newTiktokenEngine(ranks [][]byte) (*tiktokenEngine, error) {
-	m := make(map[string]int, len(ranks))
-	for i, b := range ranks {
-		m[string(b)] = i
-	}
-	bpe, err := tiktoken.NewCoreBPE(m, map[string]int{}, o200kPattern)
-	if err != nil {
-		return nil, err
-	}
-	return &tiktokenEngine{tk: tiktoken.NewTiktoken(bpe, nil, nil)}, nil
-}
-
-func (t *tiktokenEngine) appendOrdinary(dst []Token, text string) []Token {
-	if text == "" {
-		return dst
-	}
-	for _, id := range t.tk.EncodeOrdinary(text) {
-		dst = append(dst, Token(id))
-	}
-	return dst
 }

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/go-harmony/harmony/internal/vocab"
+	"github.com/go-harmony/harmony/internal/vocab/embedded"
 )
 
 func TestLoadEncoding(t *testing.T) {
@@ -26,7 +26,7 @@ func TestLoadEncoding(t *testing.T) {
 }
 
 func TestNewEncodingFromReader(t *testing.T) {
-	data, err := vocab.Embedded()
+	data, err := embedded.O200kBase()
 	if err != nil {
 		t.Fatal(err)
 	}

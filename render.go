@@ -103,7 +103,7 @@ func (e *Encoding) AppendConversationForCompletion(dst []Token, c Conversation, 
 		return dst, err
 	}
 	out = append(out, TokenStart)
-	return e.encoder.appendOrdinary(out, string(next)), nil
+	return e.appendOrdinary(out, string(next)), nil
 }
 
 // RenderConversationForTraining renders c as a training example: as
@@ -207,30 +207,30 @@ func (e *Encoding) appendMessage(dst []Token, m *Message, flags renderFlags) ([]
 		if m.Name == "" {
 			return dst[:n0], ErrMissingToolName
 		}
-		dst = e.encoder.appendOrdinary(dst, m.Name)
+		dst = e.appendOrdinary(dst, m.Name)
 	} else {
 		if !m.Role.Valid() {
 			return dst[:n0], fmt.Errorf("%w %q", ErrUnknownRole, m.Role)
 		}
-		dst = e.encoder.appendOrdinary(dst, string(m.Role))
+		dst = e.appendOrdinary(dst, string(m.Role))
 		if m.Name != "" {
-			dst = e.encoder.appendOrdinary(dst, ":"+m.Name)
+			dst = e.appendOrdinary(dst, ":"+m.Name)
 		}
 	}
 	if m.Recipient != "" && m.Recipient != "all" {
-		dst = e.encoder.appendOrdinary(dst, " to="+m.Recipient)
+		dst = e.appendOrdinary(dst, " to="+m.Recipient)
 	}
 	if m.Channel != "" {
 		dst = append(dst, TokenChannel)
-		dst = e.encoder.appendOrdinary(dst, m.Channel)
+		dst = e.appendOrdinary(dst, m.Channel)
 	}
 	if ct := m.ContentType; ct != "" {
 		if rest, ok := strings.CutPrefix(ct, markerConstrain); ok {
-			dst = e.encoder.appendOrdinary(dst, " ")
+			dst = e.appendOrdinary(dst, " ")
 			dst = append(dst, TokenConstrain)
-			dst = e.encoder.appendOrdinary(dst, rest)
+			dst = e.appendOrdinary(dst, rest)
 		} else {
-			dst = e.encoder.appendOrdinary(dst, " "+ct)
+			dst = e.appendOrdinary(dst, " "+ct)
 		}
 	}
 	dst = append(dst, TokenMessage)
@@ -251,7 +251,7 @@ func (e *Encoding) appendMessage(dst []Token, m *Message, flags renderFlags) ([]
 func (e *Encoding) appendContent(dst []Token, role Role, c Content, flags renderFlags) ([]Token, error) {
 	switch v := c.(type) {
 	case TextContent:
-		return e.encoder.appendOrdinary(dst, v.Text), nil
+		return e.appendOrdinary(dst, v.Text), nil
 	case *TextContent:
 		if v != nil {
 			return e.appendContent(dst, role, *v, flags)
@@ -270,7 +270,7 @@ func (e *Encoding) appendContent(dst []Token, role Role, c Content, flags render
 		if err != nil {
 			return dst, err
 		}
-		return e.encoder.appendOrdinary(dst, text), nil
+		return e.appendCachedText(dst, text), nil
 	case *SystemContent:
 		if v != nil {
 			return e.appendContent(dst, role, *v, flags)
@@ -289,7 +289,7 @@ func (e *Encoding) appendContent(dst []Token, role Role, c Content, flags render
 		if err != nil {
 			return dst, err
 		}
-		return e.encoder.appendOrdinary(dst, text), nil
+		return e.appendCachedText(dst, text), nil
 	case *DeveloperContent:
 		if v != nil {
 			return e.appendContent(dst, role, *v, flags)

@@ -213,7 +213,7 @@ func (p *StreamParser) decodeContent(t Token) {
 		return
 	}
 	start := len(p.arena)
-	if len(p.pending) == 0 && utf8.Valid(b) {
+	if len(p.pending) == 0 && (p.enc.isWholeUTF8(t) || IsSpecial(t)) {
 		// The common case: a token that is whole characters.
 		p.arena = append(p.arena, b...)
 	} else {

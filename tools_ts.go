@@ -46,7 +46,7 @@ func writeToolsSection(b *strings.Builder, tools map[string]ToolNamespaceConfig)
 			b.WriteString("\ntype ")
 			b.WriteString(tool.Name)
 			if params := bytes.TrimSpace(tool.Parameters); len(params) > 0 && !bytes.Equal(params, []byte("null")) {
-				ts, err := schemats.TypeScript(params)
+				ts, err := typeScript(params)
 				if err != nil {
 					return fmt.Errorf("%w: tool %q in namespace %q: %v", ErrInvalidSchema, tool.Name, ns.Name, err)
 				}
@@ -84,6 +84,22 @@ func writeResponseFormats(b *strings.Builder, formats []ResponseFormat) error {
 		b.Write(ojson.AppendCompact(nil, v))
 	}
 	return nil
+}
+
+// typeScripts caches the TypeScript of tool parameter schemas by their raw
+// JSON: a server declares the same tools on every request.
+var typeScripts cache[string]
+
+func typeScript(schema []byte) (string, error) {
+	if ts, ok := typeScripts.get(string(schema)); ok {
+		return ts, nil
+	}
+	ts, err := schemats.TypeScript(schema)
+	if err != nil {
+		return "", err
+	}
+	typeScripts.put(string(schema), ts, len(schema)+len(ts))
+	return ts, nil
 }
 
 // rustLines splits s into lines as Rust's str::lines does: at "\n", with one

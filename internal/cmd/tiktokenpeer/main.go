@@ -39,6 +39,7 @@ import (
 
 	"github.com/go-harmony/harmony/internal/benchdata"
 	"github.com/go-harmony/harmony/internal/vocab"
+	"github.com/go-harmony/harmony/internal/vocab/embedded"
 	"github.com/pkoukk/tiktoken-go"
 )
 
@@ -83,7 +84,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // newTiktoken builds tiktoken-go's o200k_base as harmony's tiktoken engine
 // does, once.
 var newTiktoken = sync.OnceValues(func() (*tiktoken.Tiktoken, error) {
-	data, err := vocab.Embedded()
+	data, err := embedded.O200kBase()
 	if err != nil {
 		return nil, err
 	}
