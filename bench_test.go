@@ -135,7 +135,7 @@ func benchRender(b *testing.B, data []byte) {
 		b.SetBytes(int64(size))
 		var dst []Token
 		for b.Loop() {
-			cold := &Encoding{name: enc.name, encoder: enc.encoder, whole: enc.whole}
+			cold := &Encoding{name: enc.name, encoder: enc.encoder}
 			typeScripts = cache[string]{}
 			var err error
 			dst, err = cold.AppendConversationForCompletion(dst[:0], c, RoleAssistant, nil)

@@ -26,7 +26,11 @@ const HarmonyGptOss EncodingName = "HarmonyGptOss"
 type Encoding struct {
 	name    EncodingName
 	encoder *o200k.Engine // ordinary text, and the bytes of each rank
-	whole   []uint64      // bit per rank: its bytes are complete UTF-8 on their own
+
+	// Bit per rank: its bytes are complete UTF-8 on their own. Built on the
+	// first parse, not at load: rendering never needs it.
+	wholeOnce sync.Once
+	whole     []uint64
 
 	// Tokens of long system and developer texts, which a server renders
 	// again on every request. Deterministic, so caching cannot change output.
@@ -111,7 +115,7 @@ func LoadEncoding(name EncodingName) (*Encoding, error) {
 			defaultErr = fmt.Errorf("harmony: %w", err)
 			return
 		}
-		defaultEnc = &Encoding{name: HarmonyGptOss, encoder: eng, whole: wholeUTF8Ranks(eng)}
+		defaultEnc = &Encoding{name: HarmonyGptOss, encoder: eng}
 	})
 	return defaultEnc, defaultErr
 }
@@ -128,10 +132,17 @@ func wholeUTF8Ranks(eng *o200k.Engine) []uint64 {
 	return bits
 }
 
-// isWholeUTF8 reports whether t is a rank whose bytes are complete UTF-8.
-func (e *Encoding) isWholeUTF8(t Token) bool {
+// wholeUTF8 returns the bitset of ranks whose bytes are complete UTF-8.
+func (e *Encoding) wholeUTF8() []uint64 {
+	e.wholeOnce.Do(func() { e.whole = wholeUTF8Ranks(e.encoder) })
+	return e.whole
+}
+
+// isWholeUTF8 reports whether t is a rank whose bytes are complete UTF-8, in
+// whole (from wholeUTF8).
+func isWholeUTF8(whole []uint64, t Token) bool {
 	i := int(t) / 64
-	return i < len(e.whole) && e.whole[i]&(1<<(t%64)) != 0
+	return i < len(whole) && whole[i]&(1<<(t%64)) != 0
 }
 
 // NewEncoding builds the HarmonyGptOss encoding after checking that ranks, an

@@ -33,6 +33,7 @@ import (
 // after the same error; call [StreamParser.Reset] to start over.
 type StreamParser struct {
 	enc      *Encoding
+	whole    []uint64 // enc.wholeUTF8()
 	lenient  bool
 	keepToks bool
 	initial  Role
@@ -66,7 +67,7 @@ func (e *Encoding) newParser(role Role, opts *ParseOptions, keepTokens bool) (*S
 	if role != "" && !role.Valid() {
 		return nil, fmt.Errorf("harmony: %w %q", ErrUnknownRole, role)
 	}
-	p := &StreamParser{enc: e, initial: role, keepToks: keepTokens, header: make([]Token, 0, 32)}
+	p := &StreamParser{enc: e, whole: e.wholeUTF8(), initial: role, keepToks: keepTokens, header: make([]Token, 0, 32)}
 	if opts != nil {
 		p.lenient = opts.Lenient
 	}
@@ -213,7 +214,7 @@ func (p *StreamParser) decodeContent(t Token) {
 		return
 	}
 	start := len(p.arena)
-	if len(p.pending) == 0 && (p.enc.isWholeUTF8(t) || IsSpecial(t)) {
+	if len(p.pending) == 0 && (isWholeUTF8(p.whole, t) || IsSpecial(t)) {
 		// The common case: a token that is whole characters.
 		p.arena = append(p.arena, b...)
 	} else {
