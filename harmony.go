@@ -71,6 +71,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Role is the role of a message's author.
@@ -401,26 +403,36 @@ func NewConversation(messages ...Message) Conversation {
 
 // UnmarshalJSON accepts the reference's conversation object and, for
 // convenience, a bare JSON array of messages.
+//
+// The messages are decoded in one pass of encoding/json into their wire form,
+// not through Message.UnmarshalJSON: each nested Unmarshal would validate its
+// bytes again, and a long conversation is mostly message text.
 func (c *Conversation) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
+	var wire []messageJSON
 	if len(data) > 0 && data[0] == '[' {
-		var msgs []Message
-		if err := json.Unmarshal(data, &msgs); err != nil {
+		if err := json.Unmarshal(data, &wire); err != nil {
 			return wrapJSON("conversation", err)
 		}
-		c.Messages = msgs
-		return nil
+	} else {
+		var raw struct {
+			Messages *[]messageJSON `json:"messages"`
+		}
+		if err := json.Unmarshal(data, &raw); err != nil {
+			return wrapJSON("conversation", err)
+		}
+		if raw.Messages == nil {
+			return errors.New("harmony: conversation: missing \"messages\"")
+		}
+		wire = *raw.Messages
 	}
-	var raw struct {
-		Messages *[]Message `json:"messages"`
+	msgs := make([]Message, len(wire))
+	for i := range wire {
+		if err := wire[i].message(&msgs[i]); err != nil {
+			return fmt.Errorf("%w (message %d)", err, i)
+		}
 	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return wrapJSON("conversation", err)
-	}
-	if raw.Messages == nil {
-		return errors.New("harmony: conversation: missing \"messages\"")
-	}
-	c.Messages = *raw.Messages
+	c.Messages = msgs
 	return nil
 }
 
@@ -551,6 +563,11 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return wrapJSON("message", err)
 	}
+	return raw.message(m)
+}
+
+// message converts the wire form into m.
+func (raw *messageJSON) message(m *Message) error {
 	if !raw.Role.Valid() {
 		return fmt.Errorf("harmony: message: %w %q", ErrUnknownRole, raw.Role)
 	}
@@ -568,14 +585,103 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// jsonString decodes a JSON string literal that encoding/json has already
+// validated, as encoding/json would (a lone surrogate escape becomes U+FFFD).
+// Message text is most of a conversation's bytes, so this avoids a second
+// validating pass; anything unusual (invalid UTF-8 in the literal) goes
+// through encoding/json itself.
+func jsonString(lit []byte) (string, error) {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' || !utf8.Valid(lit) {
+		return jsonStringSlow(lit)
+	}
+	body := lit[1 : len(lit)-1]
+	i := bytes.IndexByte(body, '\\')
+	if i < 0 {
+		return string(body), nil
+	}
+	buf := make([]byte, 0, len(body))
+	for {
+		buf = append(buf, body[:i]...)
+		body = body[i:]
+		if len(body) < 2 {
+			return jsonStringSlow(lit)
+		}
+		switch c := body[1]; c {
+		case '"', '\\', '/':
+			buf = append(buf, c)
+			body = body[2:]
+		case 'b':
+			buf, body = append(buf, '\b'), body[2:]
+		case 'f':
+			buf, body = append(buf, '\f'), body[2:]
+		case 'n':
+			buf, body = append(buf, '\n'), body[2:]
+		case 'r':
+			buf, body = append(buf, '\r'), body[2:]
+		case 't':
+			buf, body = append(buf, '\t'), body[2:]
+		case 'u':
+			r, ok := hex4(body[2:])
+			if !ok {
+				return jsonStringSlow(lit)
+			}
+			body = body[6:]
+			if utf16.IsSurrogate(r) {
+				r2, ok := rune(0), false
+				if len(body) >= 6 && body[0] == '\\' && body[1] == 'u' {
+					r2, ok = hex4(body[2:])
+				}
+				if dec := utf16.DecodeRune(r, r2); ok && dec != utf8.RuneError {
+					r, body = dec, body[6:]
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			buf = utf8.AppendRune(buf, r)
+		default:
+			return jsonStringSlow(lit)
+		}
+		if i = bytes.IndexByte(body, '\\'); i < 0 {
+			return string(append(buf, body...)), nil
+		}
+	}
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+func jsonStringSlow(lit []byte) (string, error) {
+	var s string
+	err := json.Unmarshal(lit, &s)
+	return s, err
+}
+
 func unmarshalContent(data json.RawMessage) ([]Content, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || bytes.Equal(data, []byte("null")) {
 		return nil, errors.New("harmony: message: missing \"content\"")
 	}
 	if data[0] == '"' {
-		var s string
-		if err := json.Unmarshal(data, &s); err != nil {
+		s, err := jsonString(data)
+		if err != nil {
 			return nil, fmt.Errorf("harmony: message content: %w", err)
 		}
 		return []Content{TextContent{Text: s}}, nil

@@ -282,3 +282,24 @@ func TestResponseFormats(t *testing.T) {
 		t.Errorf("empty formats written: %s", b)
 	}
 }
+
+// FuzzJSONString checks the fast string decoder of Conversation.UnmarshalJSON
+// against encoding/json on every literal encoding/json accepts.
+func FuzzJSONString(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\nb\t\"q\"\\ \/ \u00e9 \ud83d\ude00 \ud800 x \udc00\ud800"`, `"\u0041\u00"`, "\"caf\xc3\xa9\"", "\"\xff\"", `"\b\f\r"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, lit []byte) {
+		var want string
+		if json.Unmarshal(lit, &want) != nil {
+			return
+		}
+		if !json.Valid(lit) || len(lit) == 0 || lit[0] != '"' {
+			return
+		}
+		got, err := jsonString(lit)
+		if err != nil || got != want {
+			t.Fatalf("jsonString(%q) = %q, %v; want %q", lit, got, err, want)
+		}
+	})
+}
