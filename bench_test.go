@@ -207,7 +207,7 @@ func benchParse(b *testing.B, toks []Token) {
 		b.ReportAllocs()
 		b.SetBytes(size)
 		for b.Loop() {
-			_ = tk.tk.Decode(ids)
+			_ = tk.tk.Tiktoken.Decode(ids)
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/go-harmony/harmony/internal/tiktokenoracle"
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 )
@@ -121,7 +122,7 @@ func BenchmarkLoad(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				bpe, err := tiktoken.NewCoreBPE(ranks, map[string]int{"<|endoftext|>": 199999, "<|endofprompt|>": 200018}, o200kPattern)
+				bpe, err := tiktoken.NewCoreBPE(ranks, map[string]int{"<|endoftext|>": 199999, "<|endofprompt|>": 200018}, tiktokenoracle.Pattern)
 				if err != nil {
 					b.Fatal(err)
 				}

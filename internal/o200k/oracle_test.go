@@ -1,7 +1,6 @@
 package o200k
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,58 +10,19 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/go-harmony/harmony/internal/vocab"
-	"github.com/go-harmony/harmony/internal/vocab/embedded"
+	"github.com/go-harmony/harmony/internal/tiktokenoracle"
 	"github.com/pkoukk/tiktoken-go"
 )
 
-// o200kPattern is the pattern of o200k_base, as in the root package's
-// encoding.go, which builds tiktoken-go with it.
-const o200kPattern = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
-	`|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
-	`|\p{N}{1,3}` +
-	`| ?[^\s\p{L}\p{N}]+[\r\n/]*` +
-	`|\s*[\r\n]+` +
-	`|\s+(?!\S)` +
-	`|\s+`
-
-var (
-	oracleOnce  sync.Once
-	oracleTk    *tiktoken.Tiktoken
-	oracleRanks [][]byte
-	oracleErr   error
-)
-
-// oracle returns tiktoken-go built as the root package's newTiktokenEngine
-// builds it, and the ranks parsed from the hash-checked vocabulary.
+// oracle returns tiktoken-go (internal/tiktokenoracle) and the ranks parsed
+// from the hash-checked vocabulary.
 func oracle(tb testing.TB) (*tiktoken.Tiktoken, [][]byte) {
 	tb.Helper()
-	oracleOnce.Do(func() {
-		data, err := embedded.O200kBase()
-		if err != nil {
-			oracleErr = err
-			return
-		}
-		ranks, err := vocab.Parse(bytes.NewReader(data))
-		if err != nil {
-			oracleErr = err
-			return
-		}
-		m := make(map[string]int, len(ranks))
-		for i, b := range ranks {
-			m[string(b)] = i
-		}
-		bpe, err := tiktoken.NewCoreBPE(m, map[string]int{}, o200kPattern)
-		if err != nil {
-			oracleErr = err
-			return
-		}
-		oracleTk, oracleRanks = tiktoken.NewTiktoken(bpe, nil, nil), ranks
-	})
-	if oracleErr != nil {
-		tb.Fatal(oracleErr)
+	o, err := tiktokenoracle.Shared()
+	if err != nil {
+		tb.Fatal(err)
 	}
-	return oracleTk, oracleRanks
+	return o.Tiktoken, o.Ranks
 }
 
 func oracleEncode(tb testing.TB, text string) []uint32 {

@@ -35,23 +35,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 
 	"github.com/go-harmony/harmony/internal/benchdata"
-	"github.com/go-harmony/harmony/internal/vocab"
-	"github.com/go-harmony/harmony/internal/vocab/embedded"
+	"github.com/go-harmony/harmony/internal/tiktokenoracle"
 	"github.com/pkoukk/tiktoken-go"
 )
-
-// o200kPattern is the pre-tokenization pattern of o200k_base, copied from
-// harmony's encoding.go; TestSameEncoding checks that the two agree.
-const o200kPattern = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
-	`|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
-	`|\p{N}{1,3}` +
-	`| ?[^\s\p{L}\p{N}]+[\r\n/]*` +
-	`|\s*[\r\n]+` +
-	`|\s+(?!\S)` +
-	`|\s+`
 
 const usage = "usage: tiktokenpeer encode|decode < input\n"
 
@@ -81,27 +69,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// newTiktoken builds tiktoken-go's o200k_base as harmony's tiktoken engine
-// does, once.
-var newTiktoken = sync.OnceValues(func() (*tiktoken.Tiktoken, error) {
-	data, err := embedded.O200kBase()
+// newTiktoken returns tiktoken-go's o200k_base (internal/tiktokenoracle),
+// built once.
+func newTiktoken() (*tiktoken.Tiktoken, error) {
+	o, err := tiktokenoracle.Shared()
 	if err != nil {
 		return nil, err
 	}
-	ranks, err := vocab.Parse(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	m := make(map[string]int, len(ranks))
-	for i, b := range ranks {
-		m[string(b)] = i
-	}
-	bpe, err := tiktoken.NewCoreBPE(m, map[string]int{}, o200kPattern)
-	if err != nil {
-		return nil, err
-	}
-	return tiktoken.NewTiktoken(bpe, nil, nil), nil
-})
+	return o.Tiktoken, nil
+}
 
 // encodeLine encodes the texts of the conversation line.
 func encodeLine(tk *tiktoken.Tiktoken, line []byte) (any, error) {
