@@ -13,7 +13,9 @@ type ParseOptions struct {
 	// header (a message cut short before <|message|>) ends that message
 	// instead of becoming part of its header. When the parser was told the
 	// role of the first message, that header is kept as a message whose
-	// content is whatever followed the header fields.
+	// content is whatever followed the header fields; a later message cut
+	// short is dropped, exactly as the reference drops it
+	// (openaicompat recovers those too).
 	Lenient bool
 }
 
