@@ -1,6 +1,7 @@
 package harmony
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -302,4 +303,32 @@ func FuzzJSONString(f *testing.F) {
 			t.Fatalf("jsonString(%q) = %q, %v; want %q", lit, got, err, want)
 		}
 	})
+}
+
+// TestMessageAppendJSON checks the hand-written message JSON against
+// encoding/json on awkward text.
+func TestMessageAppendJSON(t *testing.T) {
+	texts := []string{"plain", "quote \" backslash \\ slash /", "ctl \x00\x01\x1f \b\f\n\r\t", "html <|start|> & >", "\u2028\u2029", "bad \xff\xfe utf8", "emoji 🌍 e\u0301"}
+	for _, s := range texts {
+		m := NewTextMessage(RoleAssistant, s).WithChannel(s).WithRecipient(s).WithContentType(s).WithName(s)
+		got, err := m.AppendJSON(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		e := json.NewEncoder(&want)
+		e.SetEscapeHTML(false)
+		if err := e.Encode(map[string]string{"x": s}); err != nil {
+			t.Fatal(err)
+		}
+		lit := strings.TrimSuffix(strings.TrimPrefix(want.String(), `{"x":`), "}\n")
+		exp := `{"role":"assistant","name":` + lit + `,"recipient":` + lit + `,"content":` + lit + `,"channel":` + lit + `,"content_type":` + lit + `}`
+		if string(got) != exp {
+			t.Errorf("%q:\n got %s\nwant %s", s, got, exp)
+		}
+	}
+	two := NewTextMessage(RoleUser, "a").WithContent(TextContent{Text: "<b>"})
+	if got, _ := two.AppendJSON([]byte("x")); string(got) != `x{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"<b>"}]}` {
+		t.Errorf("parts: %s", got)
+	}
 }

@@ -92,9 +92,9 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/jsonw"
 )
 
 func main() {
@@ -328,7 +328,7 @@ func setupParse(fs *flag.FlagSet) func(*cli) error {
 			if err != nil {
 				return nil, err
 			}
-			return messages(msgs), nil
+			return messageList(msgs), nil
 		})
 	}
 }
@@ -432,11 +432,10 @@ func (s *streamLine) write(lw *lineWriter) error {
 		}
 	}
 	b = append(b, `],"messages":`...)
-	msgs, err := lw.marshal(messages(p.Messages()))
+	b, err := appendMessages(b, p.Messages())
 	if err != nil {
 		return err
 	}
-	b = append(b, msgs...)
 	if serr != nil {
 		e, err := lw.marshal(serr)
 		if err != nil {
@@ -471,7 +470,7 @@ func (h *stepHeader) appendState(b []byte, p *harmony.StreamParser) []byte {
 	b = append(b, h.json...)
 	b = append(b, `,"delta":`...)
 	if d, ok := p.LastContentDelta(); ok {
-		b = appendString(b, d)
+		b = jsonw.AppendString(b, d)
 	} else {
 		b = append(b, "null"...)
 	}
@@ -483,72 +482,8 @@ func appendOptional(b []byte, s string) []byte {
 	if s == "" {
 		return append(b, "null"...)
 	}
-	return appendString(b, s)
+	return jsonw.AppendString(b, s)
 }
-
-// appendString appends s as a JSON string, byte for byte as encoding/json
-// writes it without HTML escaping: '"', '\\' and control characters escaped
-// (\b, \f, \n, \r and \t by name), each invalid UTF-8 byte written as \ufffd,
-// U+2028 and U+2029 escaped, everything else literal.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if literalByte[c] {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-// literalByte holds true for the ASCII characters a JSON string holds as they
-// are: all but control characters, '"' and '\\'.
-var literalByte = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
 
 func setupEncode(fs *flag.FlagSet, count bool) func(*cli) error {
 	special := fs.Bool("special", false, "turn the text of special tokens into those tokens")
@@ -591,13 +526,25 @@ func ids(toks []harmony.Token) []harmony.Token {
 	return toks
 }
 
-// messages returns msgs, or an empty slice for nil, so that no messages are
-// written as [] rather than null.
-func messages(msgs []harmony.Message) []harmony.Message {
-	if msgs == nil {
-		return []harmony.Message{}
+
+// messageList is a list of parsed messages, written by hand with
+// Message.AppendJSON (the bytes encoding/json would write, without its
+// re-compaction of every message's text).
+type messageList []harmony.Message
+
+// appendMessages appends msgs as a JSON array.
+func appendMessages(b []byte, msgs []harmony.Message) ([]byte, error) {
+	b = append(b, '[')
+	for i := range msgs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = msgs[i].AppendJSON(b); err != nil {
+			return nil, err
+		}
 	}
-	return msgs
+	return append(b, ']'), nil
 }
 
 // parseIDs reads a JSON array of token ids: integers from 0 to 2^32-1.
@@ -741,6 +688,12 @@ func (lw *lineWriter) write(v any) error {
 		return lw.writeIDs(v)
 	case *streamLine:
 		return v.write(lw)
+	case messageList:
+		b, err := appendMessages(lw.w.AvailableBuffer(), v)
+		if err != nil {
+			return err
+		}
+		return lw.writeBuffer(append(b, '\n'))
 	}
 	lw.buf.Reset()
 	if err := lw.enc.Encode(v); err != nil {
