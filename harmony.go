@@ -458,7 +458,6 @@ type messageJSON struct {
 	ContentType *string         `json:"content_type,omitempty"`
 }
 
-
 func deref(s *string) string {
 	if s == nil {
 		return ""

@@ -526,7 +526,6 @@ func ids(toks []harmony.Token) []harmony.Token {
 	return toks
 }
 
-
 // messageList is a list of parsed messages, written by hand with
 // Message.AppendJSON (the bytes encoding/json would write, without its
 // re-compaction of every message's text).
