@@ -12,8 +12,12 @@ import (
 // harmony.RoleAssistant, nil): a system message built from opts and the
 // request's reasoning effort, a developer message with the instructions, the
 // function tools and the response format, and the messages. A nil opts means
-// the defaults. Errors are [*RequestError]s.
+// the defaults. It calls [ChatCompletionRequest.Validate] first. Errors are
+// [*RequestError]s.
 func (r *ChatCompletionRequest) Conversation(opts *RequestOptions) (harmony.Conversation, error) {
+	if err := r.Validate(); err != nil {
+		return harmony.Conversation{}, err
+	}
 	b := newBuilder(opts, "messages")
 	eff, err := effort(r.ReasoningEffort, "reasoning_effort", reasoningEffort(r.Reasoning), "reasoning.effort")
 	if err != nil {
@@ -39,6 +43,35 @@ func (r *ChatCompletionRequest) Conversation(opts *RequestOptions) (harmony.Conv
 		return harmony.Conversation{}, err
 	}
 	return b.conversation(eff, tools, formats), nil
+}
+
+// Validate checks the request's parameters that are not part of the
+// conversation: n must be 1 (one choice is sampled; [ErrUnsupportedParameter]),
+// max_tokens and max_completion_tokens at least 1, and stream_options is
+// allowed only with stream ([ErrInvalidRequest]). Errors are
+// [*RequestError]s. [ChatCompletionRequest.Conversation] calls it.
+func (r *ChatCompletionRequest) Validate() error {
+	if r.N != nil && *r.N != 1 {
+		return reqErr(-1, "n", ErrUnsupportedParameter, "n is %d: only one choice is sampled", *r.N)
+	}
+	if err := checkLimit("max_tokens", r.MaxTokens); err != nil {
+		return err
+	}
+	if err := checkLimit("max_completion_tokens", r.MaxCompletionTokens); err != nil {
+		return err
+	}
+	if r.StreamOptions != nil && !r.Stream {
+		return reqErr(-1, "stream_options", ErrInvalidRequest, "stream_options is only allowed when stream is true")
+	}
+	return nil
+}
+
+// checkLimit refuses a token limit below 1.
+func checkLimit(param string, limit *int) error {
+	if limit != nil && *limit < 1 {
+		return reqErr(-1, param, ErrInvalidRequest, "%s is %d: it must be at least 1", param, *limit)
+	}
+	return nil
 }
 
 func reasoningEffort(c *ReasoningConfig) string {

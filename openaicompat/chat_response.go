@@ -41,6 +41,7 @@ func ChatCompletionFromTokens(enc *harmony.Encoding, tokens []harmony.Token, s S
 	if err := d.finish(a, s.Truncated); err != nil {
 		return nil, err
 	}
+	s = s.withReasoning(d)
 	return a.response(s), nil
 }
 
@@ -89,6 +90,7 @@ func (c *ChatStreamConverter) Finish(s Sampling) ([]ChatCompletionChunk, error) 
 	if err := c.d.finish(c.a, s.Truncated); err != nil {
 		return c.a.take(), err
 	}
+	s = s.withReasoning(c.d)
 	c.a.chunk(ChatDelta{}, c.a.finishReason(s))
 	if c.a.opts.StreamUsage {
 		u := c.a.usage(s)
@@ -101,6 +103,11 @@ func (c *ChatStreamConverter) Finish(s Sampling) ([]ChatCompletionChunk, error) 
 // Messages returns the messages of the output so far, text recovered in
 // lenient mode included. The slice is the converter's own.
 func (c *ChatStreamConverter) Messages() []harmony.Message { return c.d.msgs }
+
+// ReasoningTokens returns the number of tokens processed so far that belong
+// to analysis messages, as Sampling.CountReasoning counts them. After the
+// last Process call it is the count for the whole output.
+func (c *ChatStreamConverter) ReasoningTokens() int { return c.d.reasoningTokens() }
 
 func (c *ChatStreamConverter) begin() {
 	if !c.started {

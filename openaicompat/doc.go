@@ -64,8 +64,11 @@
 // role, item type or part type, a field on a role that has no such field, a
 // name on a system or developer message (which become instructions), an
 // encrypted reasoning item — all are errors. Unknown JSON fields are
-// ignored, as OpenAI-compatible servers do. [NewErrorResponse] gives the
-// wire form of any error.
+// ignored, as OpenAI-compatible servers do. Before the messages, Validate
+// checks the other parameters: n must be 1 ([ErrUnsupportedParameter]),
+// max_tokens, max_completion_tokens and max_output_tokens at least 1, and
+// stream_options needs stream ([ErrInvalidRequest]). [NewErrorResponse]
+// gives the wire form of any error.
 //
 // # Responses
 //
@@ -95,7 +98,14 @@
 // with a "reasoning_text" part, "message" with an "output_text" part,
 // "function_call" with a call_id — and the stream's events carry
 // sequence_number, item_id, output_index and content_index as the API
-// does.
+// does. A stream that cannot finish ends with
+// [ResponsesStreamConverter.Fail]: an "error" event and
+// "response.failed", numbered after the events before them.
+//
+// Usage comes from [Sampling]; with Sampling.CountReasoning the converters
+// count the reasoning tokens themselves (the tokens of the analysis
+// messages, headers included), and the stream converters' ReasoningTokens
+// says how many there are so far.
 //
 // # Malformed output
 //

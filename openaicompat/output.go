@@ -66,6 +66,23 @@ type Sampling struct {
 	// Token counts for the usage. ReasoningTokens is the part of
 	// CompletionTokens spent on reasoning; 0 leaves the detail out.
 	PromptTokens, CompletionTokens, ReasoningTokens int
+	// CountReasoning replaces ReasoningTokens with the count of the
+	// converter, which knows which tokens were reasoning: the tokens of the
+	// analysis messages, each from the end of the message before it (its
+	// header included) to its <|end|>, an unfinished one included. Only
+	// for the stream converters' Finish and the *FromTokens functions;
+	// NewChatCompletionResponse and NewResponse, given messages, have no
+	// tokens to count.
+	CountReasoning bool
+}
+
+// withReasoning returns s with the decoder's reasoning tokens when s asks
+// for them.
+func (s Sampling) withReasoning(d *decoder) Sampling {
+	if s.CountReasoning {
+		s.ReasoningTokens = d.reasoningTokens()
+	}
+	return s
 }
 
 func (o *ResponseOptions) newID() string {
@@ -184,6 +201,10 @@ type decoder struct {
 	inJunk  bool
 	err     error
 	done    bool
+
+	span      int // tokens since the last message ended
+	reasoning int // tokens of the analysis messages that ended
+	counted   int // messages of msgs counted
 }
 
 func newDecoder(enc *harmony.Encoding, o *ResponseOptions) (*decoder, error) {
@@ -209,6 +230,43 @@ func (d *decoder) fail(err error) error {
 
 // process consumes one token.
 func (d *decoder) process(t harmony.Token, s sink) error {
+	if d.err == nil && !d.done {
+		d.span++
+	}
+	err := d.step(t, s)
+	d.count()
+	return err
+}
+
+// count adds the tokens since the last message ended to the reasoning
+// tokens when the messages that ended since are analysis messages: a
+// message's tokens are counted from the end of the one before it (its
+// header included) to its own end.
+func (d *decoder) count() {
+	if len(d.msgs) == d.counted {
+		return
+	}
+	for _, m := range d.msgs[d.counted:] {
+		if m.Channel == harmony.ChannelAnalysis {
+			d.reasoning += d.span
+			break
+		}
+	}
+	d.span, d.counted = 0, len(d.msgs)
+}
+
+// reasoningTokens returns the number of tokens so far of analysis messages,
+// the one being read included.
+func (d *decoder) reasoningTokens() int {
+	n := d.reasoning
+	if len(d.msgs) == d.counted && d.p.State() == harmony.StateContent && d.p.CurrentChannel() == harmony.ChannelAnalysis {
+		n += d.span
+	}
+	return n
+}
+
+// step is process without the counting.
+func (d *decoder) step(t harmony.Token, s sink) error {
 	if d.err != nil {
 		return d.err
 	}
@@ -228,7 +286,12 @@ func (d *decoder) process(t harmony.Token, s sink) error {
 	}
 	switch state {
 	case harmony.StateExpectStart:
+		// The token belongs to the message it starts, not to the recovered
+		// text it ends.
+		d.span--
 		d.endJunk(s)
+		d.count()
+		d.span++
 		d.hdr = d.hdr[:0]
 	case harmony.StateHeader:
 		d.hdr = append(d.hdr, t)
@@ -301,6 +364,7 @@ func (d *decoder) recoverHeader(s sink) error {
 
 // finish ends the stream.
 func (d *decoder) finish(s sink, truncated bool) error {
+	defer d.count()
 	if d.err != nil {
 		return d.err
 	}
@@ -322,7 +386,7 @@ func (d *decoder) finish(s sink, truncated bool) error {
 		case d.lenient:
 			// A header cut off by the end of the stream is recovered as
 			// one cut off by a stop token.
-			if err := d.process(harmony.TokenEnd, s); err != nil {
+			if err := d.step(harmony.TokenEnd, s); err != nil {
 				return err
 			}
 		}

@@ -15,12 +15,11 @@ import (
 // turn (before the next item that is not reasoning, an assistant message or
 // a function call) is a commentary preamble, otherwise a final answer. A
 // reasoning item's reasoning_text parts are its analysis message; its summary
-// stands in only when it has no content. A nil opts means the defaults.
-// Errors are [*RequestError]s.
+// stands in only when it has no content. A nil opts means the defaults. It
+// calls [ResponsesRequest.Validate] first. Errors are [*RequestError]s.
 func (r *ResponsesRequest) Conversation(opts *RequestOptions) (harmony.Conversation, error) {
-	if r.PreviousResponseID != "" {
-		return harmony.Conversation{}, reqErr(-1, "previous_response_id", ErrUnsupportedParameter,
-			"responses are not stored: send the whole conversation as input")
+	if err := r.Validate(); err != nil {
+		return harmony.Conversation{}, err
 	}
 	b := newBuilder(opts, "input")
 	var eff harmony.ReasoningEffort
@@ -66,6 +65,18 @@ func (r *ResponsesRequest) Conversation(opts *RequestOptions) (harmony.Conversat
 
 // preambles reports, for each item, whether it is an assistant message that
 // function calls follow within the same turn.
+// Validate checks the request's parameters that are not part of the
+// conversation: previous_response_id is refused ([ErrUnsupportedParameter]),
+// and max_output_tokens must be at least 1 ([ErrInvalidRequest]). Errors are
+// [*RequestError]s. [ResponsesRequest.Conversation] calls it.
+func (r *ResponsesRequest) Validate() error {
+	if r.PreviousResponseID != "" {
+		return reqErr(-1, "previous_response_id", ErrUnsupportedParameter,
+			"responses are not stored: send the whole conversation as input")
+	}
+	return checkLimit("max_output_tokens", r.MaxOutputTokens)
+}
+
 func preambles(items []Item) []bool {
 	out := make([]bool, len(items))
 	callAhead := false

@@ -37,6 +37,7 @@ func ResponseFromTokens(enc *harmony.Encoding, tokens []harmony.Token, s Samplin
 	if err := d.finish(a, s.Truncated); err != nil {
 		return nil, err
 	}
+	s = s.withReasoning(d)
 	return a.response(s), nil
 }
 
@@ -59,6 +60,7 @@ type ResponsesStreamConverter struct {
 	d       *decoder
 	a       *respAcc
 	started bool
+	ended   bool // Finish succeeded or Fail was called
 }
 
 // NewResponsesStreamConverter returns a converter for one response. A nil
@@ -88,18 +90,57 @@ func (c *ResponsesStreamConverter) Finish(s Sampling) ([]ResponseEvent, error) {
 	if err := c.d.finish(c.a, s.Truncated); err != nil {
 		return c.a.take(), err
 	}
+	s = s.withReasoning(c.d)
 	r := c.a.response(s)
 	typ := "response.completed"
 	if s.Truncated {
 		typ = "response.incomplete"
 	}
 	c.a.emit(ResponseEvent{Type: typ, Response: r})
+	c.ended = true
 	return c.a.take(), nil
+}
+
+// Fail ends the stream on err — an error of Process or Finish, or the
+// server's own, such as a sampler's failure — instead of Finish, and
+// returns its last events: an "error" event with the code, message and
+// param of [NewErrorResponse](err), then "response.failed" with the output
+// so far (an item cut off "incomplete"), status "failed" and an error
+// whose code is err's, or "server_error". Their sequence numbers follow
+// those of the events returned before. After Fail, Process and Finish
+// return an error and Fail returns nil; Fail after a successful Finish
+// returns nil too.
+func (c *ResponsesStreamConverter) Fail(err error) []ResponseEvent {
+	if c.ended {
+		return nil
+	}
+	c.ended = true
+	c.begin()
+	c.d.done = true
+	obj := NewErrorResponse(err).Error
+	c.a.emit(ResponseEvent{Type: "error", Error: &obj})
+	r := c.a.envelope()
+	r.Status = "failed"
+	r.Error = &ResponseError{Code: obj.Type, Message: obj.Message}
+	if obj.Code != nil {
+		r.Error.Code = *obj.Code
+	}
+	r.Output = append(r.Output, c.a.items...)
+	if c.a.open {
+		r.Output[len(r.Output)-1] = *c.a.snapshot(c.a.buf.String(), "incomplete", true)
+	}
+	c.a.emit(ResponseEvent{Type: "response.failed", Response: r})
+	return c.a.take()
 }
 
 // Messages returns the messages of the output so far, text recovered in
 // lenient mode included. The slice is the converter's own.
 func (c *ResponsesStreamConverter) Messages() []harmony.Message { return c.d.msgs }
+
+// ReasoningTokens returns the number of tokens processed so far that belong
+// to analysis messages, as Sampling.CountReasoning counts them. After the
+// last Process call it is the count for the whole output.
+func (c *ResponsesStreamConverter) ReasoningTokens() int { return c.d.reasoningTokens() }
 
 func (c *ResponsesStreamConverter) begin() {
 	if c.started {
@@ -124,6 +165,7 @@ type respAcc struct {
 	items   []Item
 	cur     kind
 	skip    bool // the current message is reasoning left out
+	open    bool // the current item has not ended
 	buf     strings.Builder
 	seq     int
 	out     []ResponseEvent
@@ -201,6 +243,7 @@ func (a *respAcc) start(k kind, name string) {
 		it = Item{Type: "message", ID: a.ids.unique("msg_" + a.opts.newID()), Role: "assistant"}
 	}
 	a.items = append(a.items, it)
+	a.open = true
 	if !a.stream {
 		return
 	}
@@ -235,6 +278,7 @@ func (a *respAcc) end(text string, cut bool) {
 	if a.skip {
 		return
 	}
+	a.open = false
 	status := "completed"
 	if cut {
 		status = "incomplete"

@@ -301,11 +301,19 @@ type Response struct {
 	ID                string             `json:"id"`
 	Object            string             `json:"object"` // "response"
 	CreatedAt         int64              `json:"created_at"`
-	Status            string             `json:"status"` // "in_progress", "completed" or "incomplete"
+	Status            string             `json:"status"`          // "in_progress", "completed", "incomplete" or "failed"
+	Error             *ResponseError     `json:"error,omitempty"` // when "failed"
 	IncompleteDetails *IncompleteDetails `json:"incomplete_details"`
 	Model             string             `json:"model"`
 	Output            []Item             `json:"output"`
 	Usage             *ResponsesUsage    `json:"usage,omitempty"`
+}
+
+// ResponseError says why a response failed: Code is the error's code
+// ("server_error" for a server's own errors) and Message describes it.
+type ResponseError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
 }
 
 // IncompleteDetails says why a response is incomplete: "max_output_tokens".
@@ -330,7 +338,7 @@ type OutputTokensDetails struct {
 // fields it has depends on its Type:
 //
 //   - "response.created", "response.in_progress", "response.completed",
-//     "response.incomplete": Response.
+//     "response.incomplete", "response.failed": Response.
 //   - "response.output_item.added", "response.output_item.done":
 //     OutputIndex, Item.
 //   - "response.content_part.added", "response.content_part.done": ItemID,
@@ -342,6 +350,8 @@ type OutputTokensDetails struct {
 //   - "response.function_call_arguments.delta": ItemID, OutputIndex, Delta.
 //   - "response.function_call_arguments.done": ItemID, OutputIndex,
 //     Arguments.
+//   - "error": Error, whose code, message and param are written at the top
+//     level of the event, as the API does.
 //
 // Every event has a SequenceNumber, counting from 0.
 type ResponseEvent struct {
@@ -356,15 +366,27 @@ type ResponseEvent struct {
 	Delta          string
 	Text           string
 	Arguments      string
+	Error          *ErrorObject
 }
 
 // MarshalJSON writes the fields of the event's type (see [ResponseEvent]).
 func (e ResponseEvent) MarshalJSON() ([]byte, error) {
 	var w objWriter
 	w.field("type", e.Type)
+	if e.Type == "error" {
+		var obj ErrorObject
+		if e.Error != nil {
+			obj = *e.Error
+		}
+		w.field("code", obj.Code)
+		w.field("message", obj.Message)
+		w.field("param", obj.Param)
+		w.field("sequence_number", e.SequenceNumber)
+		return w.bytes()
+	}
 	w.field("sequence_number", e.SequenceNumber)
 	switch e.Type {
-	case "response.created", "response.in_progress", "response.completed", "response.incomplete":
+	case "response.created", "response.in_progress", "response.completed", "response.incomplete", "response.failed":
 		w.field("response", e.Response)
 	case "response.output_item.added", "response.output_item.done":
 		w.field("output_index", e.OutputIndex)

@@ -88,8 +88,9 @@
 // with type "server_error" when not streamed. A stream that has started cannot change its status: it ends
 // with an error instead — Chat Completions with "data: {"error": {...}}"
 // and no [DONE], Responses with an "error" event ({"type": "error", "code",
-// "message", "param", "sequence_number"}) and no response.completed — and
-// the connection closes.
+// "message", "param", "sequence_number"}) and then response.failed (the
+// response so far, status "failed", with an "error" object) instead of
+// response.completed — and the connection closes.
 package main
 
 import (

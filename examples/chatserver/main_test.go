@@ -860,12 +860,24 @@ func TestModelOutputError(t *testing.T) {
 				t.Fatalf("completed despite the error")
 			}
 		}
-		last := events[len(events)-1]
+		if len(events) < 2 {
+			t.Fatalf("%d events", len(events))
+		}
+		errEv := events[len(events)-2]
 		var e map[string]any
-		unmarshal(t, []byte(last.Data), &e)
-		if last.Event != "error" || e["type"] != "error" || e["code"] != nil || e["param"] != nil ||
+		unmarshal(t, []byte(errEv.Data), &e)
+		if errEv.Event != "error" || e["type"] != "error" || e["code"] != nil || e["param"] != nil ||
 			!strings.Contains(fmt.Sprint(e["message"]), "not written by the assistant") || len(e) != 5 {
-			t.Errorf("last event %+v, want an error event", last)
+			t.Errorf("next to last event %+v, want an error event", errEv)
+		}
+		last := events[len(events)-1]
+		var f struct {
+			Response openaicompat.Response `json:"response"`
+		}
+		unmarshal(t, []byte(last.Data), &f)
+		if last.Event != "response.failed" || f.Response.Status != "failed" || f.Response.Error == nil ||
+			f.Response.Error.Code != "server_error" || !strings.Contains(f.Response.Error.Message, "not written by the assistant") {
+			t.Errorf("last event %+v, want response.failed", last)
 		}
 	})
 }

@@ -104,10 +104,6 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 	if !s.decode(w, r, &req) {
 		return
 	}
-	if err := checkChat(&req); err != nil {
-		writeError(w, http.StatusBadRequest, openaicompat.NewErrorResponse(err))
-		return
-	}
 	conv, err := req.Conversation(s.requestOptions())
 	if err != nil {
 		writeError(w, http.StatusBadRequest, openaicompat.NewErrorResponse(err))
@@ -166,34 +162,10 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 	sse.sendRaw("", "[DONE]")
 }
 
-// checkChat refuses what openaicompat leaves to the server: several
-// choices, a token limit below 1, stream_options without stream.
-func checkChat(req *openaicompat.ChatCompletionRequest) error {
-	if req.N != nil && *req.N != 1 {
-		return requestError("n", openaicompat.ErrUnsupportedParameter, "unsupported_parameter",
-			"n is %d: this server samples one choice", *req.N)
-	}
-	if err := checkLimit("max_tokens", req.MaxTokens); err != nil {
-		return err
-	}
-	if err := checkLimit("max_completion_tokens", req.MaxCompletionTokens); err != nil {
-		return err
-	}
-	if req.StreamOptions != nil && !req.Stream {
-		return requestError("stream_options", openaicompat.ErrInvalidRequest, "invalid_request",
-			"stream_options is only allowed when stream is true")
-	}
-	return nil
-}
-
 // responses answers POST /v1/responses.
 func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 	var req openaicompat.ResponsesRequest
 	if !s.decode(w, r, &req) {
-		return
-	}
-	if err := checkLimit("max_output_tokens", req.MaxOutputTokens); err != nil {
-		writeError(w, http.StatusBadRequest, openaicompat.NewErrorResponse(err))
 		return
 	}
 	conv, err := req.Conversation(s.requestOptions())
@@ -226,27 +198,13 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sse := startSSE(w)
-	seq := 0 // the sequence number of the next event
 	send := func(events []openaicompat.ResponseEvent) bool {
 		for _, e := range events {
 			if !sse.send(e.Type, e) {
 				return false
 			}
-			seq = e.SequenceNumber + 1
 		}
 		return true
-	}
-	fail := func(err error) {
-		// The Responses API's "error" event: the error object's fields
-		// at the top level, with the event's type and sequence number.
-		obj := openaicompat.NewErrorResponse(err).Error
-		sse.send("error", struct {
-			Type           string  `json:"type"`
-			Code           *string `json:"code"`
-			Message        string  `json:"message"`
-			Param          *string `json:"param"`
-			SequenceNumber int     `json:"sequence_number"`
-		}{"error", obj.Code, obj.Message, obj.Param, seq})
 	}
 	for _, t := range ids {
 		events, err := c.Process(t)
@@ -254,7 +212,7 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if err != nil {
-			fail(err)
+			send(c.Fail(err))
 			return
 		}
 		if !s.pause(r.Context()) {
@@ -266,24 +224,8 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		fail(err)
+		send(c.Fail(err))
 	}
-}
-
-// checkLimit refuses a token limit below 1.
-func checkLimit(param string, limit *int) error {
-	if limit != nil && *limit < 1 {
-		return requestError(param, openaicompat.ErrInvalidRequest, "invalid_request",
-			"%s is %d: it must be at least 1", param, *limit)
-	}
-	return nil
-}
-
-// requestError returns a *openaicompat.RequestError about a request
-// parameter, worded as openaicompat words its own.
-func requestError(param string, sentinel error, code, format string, args ...any) error {
-	return &openaicompat.RequestError{MessageIndex: -1, Param: param, Code: code,
-		Err: fmt.Errorf("%w: %s", sentinel, fmt.Sprintf(format, args...))}
 }
 
 // requestOptions returns the options of every conversation: harmony's
@@ -328,12 +270,11 @@ func (s *server) complete(conv harmony.Conversation, limit int) ([]harmony.Token
 	if i := slices.IndexFunc(ids, func(t harmony.Token) bool { return slices.Contains(stops, t) }); i >= 0 {
 		ids = ids[:i+1]
 	}
-	samp := openaicompat.Sampling{PromptTokens: len(prompt)}
+	samp := openaicompat.Sampling{PromptTokens: len(prompt), CountReasoning: true}
 	if limit > 0 && len(ids) > limit {
 		ids, samp.Truncated = ids[:limit], true
 	}
 	samp.CompletionTokens = len(ids)
-	samp.ReasoningTokens = reasoningTokens(s.enc, ids)
 	return ids, samp, nil
 }
 
@@ -358,34 +299,6 @@ func (s *server) logPrompt(prompt []harmony.Token) error {
 		return fmt.Errorf("prompt log: %w", err)
 	}
 	return nil
-}
-
-// reasoningTokens counts the tokens of the completion's analysis messages,
-// from the start of each to its <|end|> (an unfinished one included). A
-// completion harmony cannot parse is counted up to where parsing fails.
-func reasoningTokens(enc *harmony.Encoding, ids []harmony.Token) int {
-	p, err := enc.NewStreamParser(harmony.RoleAssistant, &harmony.ParseOptions{Lenient: true})
-	if err != nil {
-		return 0
-	}
-	n, span, done := 0, 0, 0
-	for _, t := range ids {
-		if p.Process(t) != nil {
-			return n
-		}
-		span++
-		if msgs := p.Messages(); len(msgs) > done {
-			done = len(msgs)
-			if msgs[done-1].Channel == harmony.ChannelAnalysis {
-				n += span
-			}
-			span = 0
-		}
-	}
-	if p.CurrentChannel() == harmony.ChannelAnalysis {
-		n += span
-	}
-	return n
 }
 
 // pause waits TokenDelay between the tokens of a stream; false means the

@@ -1,0 +1,259 @@
+package openaicompat
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/go-harmony/harmony"
+)
+
+func TestValidate(t *testing.T) {
+	chat := `"messages": [{"role": "user", "content": "Hi"}]`
+	tests := []struct {
+		name     string
+		chat     bool
+		body     string
+		param    string
+		code     string
+		sentinel error
+		text     string
+	}{
+		{"n 2", true, `{"n": 2, ` + chat + `}`, "n", "unsupported_parameter", ErrUnsupportedParameter, "n is 2"},
+		{"n 0", true, `{"n": 0, ` + chat + `}`, "n", "unsupported_parameter", ErrUnsupportedParameter, "n is 0"},
+		{"n 1", true, `{"n": 1, ` + chat + `}`, "", "", nil, ""},
+		{"max_tokens 0", true, `{"max_tokens": 0, ` + chat + `}`, "max_tokens", "invalid_request", ErrInvalidRequest, "max_tokens is 0: it must be at least 1"},
+		{"max_tokens 1", true, `{"max_tokens": 1, ` + chat + `}`, "", "", nil, ""},
+		{"max_completion_tokens -1", true, `{"max_completion_tokens": -1, ` + chat + `}`, "max_completion_tokens", "invalid_request", ErrInvalidRequest, "max_completion_tokens is -1: it must be at least 1"},
+		{"stream_options without stream", true, `{"stream_options": {"include_usage": true}, ` + chat + `}`, "stream_options", "invalid_request", ErrInvalidRequest, "only allowed when stream is true"},
+		{"stream_options with stream", true, `{"stream": true, "stream_options": {"include_usage": true}, ` + chat + `}`, "", "", nil, ""},
+		{"max_output_tokens 0", false, `{"max_output_tokens": 0, "input": "Hi"}`, "max_output_tokens", "invalid_request", ErrInvalidRequest, "max_output_tokens is 0: it must be at least 1"},
+		{"max_output_tokens -5", false, `{"max_output_tokens": -5, "input": "Hi"}`, "max_output_tokens", "invalid_request", ErrInvalidRequest, "max_output_tokens is -5"},
+		{"max_output_tokens 16", false, `{"max_output_tokens": 16, "input": "Hi"}`, "", "", nil, ""},
+		{"previous_response_id", false, `{"previous_response_id": "resp_1", "input": "Hi"}`, "previous_response_id", "unsupported_parameter", ErrUnsupportedParameter, "not stored"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var validate func() error
+			var convert func() error
+			if tc.chat {
+				var r ChatCompletionRequest
+				if err := json.Unmarshal([]byte(tc.body), &r); err != nil {
+					t.Fatal(err)
+				}
+				validate = r.Validate
+				convert = func() error { _, err := r.Conversation(nil); return err }
+			} else {
+				var r ResponsesRequest
+				if err := json.Unmarshal([]byte(tc.body), &r); err != nil {
+					t.Fatal(err)
+				}
+				validate = r.Validate
+				convert = func() error { _, err := r.Conversation(nil); return err }
+			}
+			for _, f := range []struct {
+				name string
+				fn   func() error
+			}{{"Validate", validate}, {"Conversation", convert}} {
+				err := f.fn()
+				if tc.sentinel == nil {
+					if err != nil {
+						t.Errorf("%s: %v", f.name, err)
+					}
+					continue
+				}
+				var re *RequestError
+				if !errors.As(err, &re) {
+					t.Fatalf("%s: %v, want a *RequestError", f.name, err)
+				}
+				if re.MessageIndex != -1 || re.Param != tc.param || re.Code != tc.code ||
+					!errors.Is(err, tc.sentinel) || !strings.Contains(err.Error(), tc.text) {
+					t.Errorf("%s: %#v (%v), want param %q, code %q, %v, %q", f.name, re, err, tc.param, tc.code, tc.sentinel, tc.text)
+				}
+			}
+		})
+	}
+}
+
+func TestResponsesStreamFail(t *testing.T) {
+	enc := mustEncoding(t)
+	tests := []struct {
+		name   string
+		tokens string
+		err    error
+		want   []string
+	}{{
+		name:   "sampler error mid-message",
+		tokens: `<|channel|>final<|message|>Hi`,
+		err:    errors.New("sampler died"),
+		want: []string{
+			`{"type":"error","code":null,"message":"sampler died","param":null,"sequence_number":5}`,
+			`{"type":"response.failed","sequence_number":6,"response":{"id":"resp_1","object":"response","created_at":1,"status":"failed","error":{"code":"server_error","message":"sampler died"},"incomplete_details":null,"model":"m","output":[{"type":"message","id":"msg_2","status":"incomplete","role":"assistant","content":[{"type":"output_text","text":"Hi","annotations":[]}]}]}}`,
+		},
+	}, {
+		name:   "request error before any token",
+		tokens: ``,
+		err:    reqErr(-1, "tools[0].function.name", ErrInvalidTool, "bad"),
+		want: []string{
+			`{"type":"error","code":"invalid_tool","message":"tools[0].function.name: invalid tool: bad","param":"tools[0].function.name","sequence_number":2}`,
+			`{"type":"response.failed","sequence_number":3,"response":{"id":"resp_1","object":"response","created_at":1,"status":"failed","error":{"code":"invalid_tool","message":"tools[0].function.name: invalid tool: bad"},"incomplete_details":null,"model":"m","output":[]}}`,
+		},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := NewResponsesStreamConverter(enc, &ResponseOptions{Model: "m", Created: 1, IDGenerator: counter()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			next := 0
+			for _, tok := range enc.EncodeWithSpecialTokens(tc.tokens) {
+				events, err := c.Process(tok)
+				if err != nil {
+					t.Fatal(err)
+				}
+				next += len(events)
+			}
+			if tc.tokens == "" {
+				next = 2 // response.created and response.in_progress, sent by Fail
+			}
+			events := c.Fail(tc.err)
+			if len(events) < len(tc.want) {
+				t.Fatalf("%d events", len(events))
+			}
+			events = events[len(events)-len(tc.want):]
+			for i, e := range events {
+				got := strings.TrimSpace(marshalLine(e))
+				if got != tc.want[i] {
+					t.Errorf("event %d:\n got %s\nwant %s", i, got, tc.want[i])
+				}
+			}
+			if events[0].SequenceNumber != next {
+				t.Errorf("error event's sequence number %d, want %d", events[0].SequenceNumber, next)
+			}
+			if more := c.Fail(tc.err); more != nil {
+				t.Errorf("second Fail returned %d events", len(more))
+			}
+			if _, err := c.Process(1); !errors.Is(err, ErrStreamFinished) {
+				t.Errorf("Process after Fail: %v", err)
+			}
+			if _, err := c.Finish(Sampling{}); !errors.Is(err, ErrStreamFinished) {
+				t.Errorf("Finish after Fail: %v", err)
+			}
+		})
+	}
+	t.Run("after Finish", func(t *testing.T) {
+		c, err := NewResponsesStreamConverter(enc, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Finish(Sampling{}); err != nil {
+			t.Fatal(err)
+		}
+		if events := c.Fail(errors.New("late")); events != nil {
+			t.Errorf("Fail after Finish returned %d events", len(events))
+		}
+	})
+}
+
+func TestReasoningTokens(t *testing.T) {
+	enc := mustEncoding(t)
+	tok := func(s string) []harmony.Token { return enc.EncodeWithSpecialTokens(s) }
+	analysis := `<|channel|>analysis<|message|>Think it through.<|end|>`
+	final := `<|start|>assistant<|channel|>final<|message|>Done.<|return|>`
+	tests := []struct {
+		name    string
+		tokens  []harmony.Token
+		want    int
+		lenient bool
+	}{
+		{"analysis then final", tok(analysis + final), len(tok(analysis)), false},
+		{"final only", tok(`<|channel|>final<|message|>Done.<|return|>`), 0, false},
+		{"two analysis messages", tok(analysis + `<|start|>assistant` + analysis + final), len(tok(analysis + `<|start|>assistant` + analysis)), false},
+		{"unfinished analysis", tok(`<|channel|>analysis<|message|>Still think`), len(tok(`<|channel|>analysis<|message|>Still think`)), false},
+		{"call on commentary after analysis", tok(analysis + `<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{}<|call|>`), len(tok(analysis)), false},
+		{"junk then analysis, lenient", tok(`<|channel|>final<|message|>A<|end|>oops<|start|>assistant` + analysis), len(tok(`<|start|>assistant` + analysis)), true},
+		{"junk header, lenient", tok(`oops<|start|>assistant` + analysis), len(tok(`oops<|start|>assistant` + analysis)), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := &ResponseOptions{Lenient: tc.lenient, IDGenerator: counter(), Created: 1}
+			s := Sampling{CompletionTokens: len(tc.tokens), CountReasoning: true, ReasoningTokens: 999}
+			cc, err := NewChatStreamConverter(enc, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc, err := NewResponsesStreamConverter(enc, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, x := range tc.tokens {
+				if _, err := cc.Process(x); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := rc.Process(x); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if cc.ReasoningTokens() != tc.want || rc.ReasoningTokens() != tc.want {
+				t.Errorf("before Finish: %d, %d, want %d", cc.ReasoningTokens(), rc.ReasoningTokens(), tc.want)
+			}
+			o := *opts
+			o.StreamUsage = true
+			cc, _ = NewChatStreamConverter(enc, &o)
+			for _, x := range tc.tokens {
+				cc.Process(x)
+			}
+			chunks, err := cc.Finish(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cc.ReasoningTokens() != tc.want {
+				t.Errorf("after Finish: %d, want %d", cc.ReasoningTokens(), tc.want)
+			}
+			if got := detail(chunks[len(chunks)-1].Usage); got != tc.want {
+				t.Errorf("stream usage: %d reasoning tokens, want %d", got, tc.want)
+			}
+			events, err := rc.Finish(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u := events[len(events)-1].Response.Usage; respDetail(u) != tc.want {
+				t.Errorf("responses stream usage: %+v, want %d", u, tc.want)
+			}
+			cr, err := ChatCompletionFromTokens(enc, tc.tokens, s, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := detail(cr.Usage); got != tc.want {
+				t.Errorf("ChatCompletionFromTokens: %d, want %d", got, tc.want)
+			}
+			r, err := ResponseFromTokens(enc, tc.tokens, s, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := respDetail(r.Usage); got != tc.want {
+				t.Errorf("ResponseFromTokens: %d, want %d", got, tc.want)
+			}
+			// Without CountReasoning the caller's number stands.
+			s.CountReasoning = false
+			if cr, _ := ChatCompletionFromTokens(enc, tc.tokens, s, opts); detail(cr.Usage) != 999 {
+				t.Errorf("caller's count replaced: %+v", cr.Usage)
+			}
+		})
+	}
+}
+
+func detail(u *ChatUsage) int {
+	if u == nil || u.CompletionTokensDetails == nil {
+		return 0
+	}
+	return u.CompletionTokensDetails.ReasoningTokens
+}
+
+func respDetail(u *ResponsesUsage) int {
+	if u == nil || u.OutputTokensDetails == nil {
+		return 0
+	}
+	return u.OutputTokensDetails.ReasoningTokens
+}
