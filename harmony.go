@@ -521,19 +521,6 @@ func (m Message) AppendJSON(dst []byte) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// marshalJSON is json.Marshal without HTML escaping, so that "<|start|>" in a
-// message stays readable when the caller's encoder does not escape either
-// (json.Marshal still escapes the result as usual).
-func marshalJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	e := json.NewEncoder(&b)
-	e.SetEscapeHTML(false)
-	if err := e.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
 func singleText(cs []Content) (string, bool) {
 	if len(cs) != 1 {
 		return "", false
@@ -544,17 +531,17 @@ func singleText(cs []Content) (string, bool) {
 func marshalContent(c Content) ([]byte, error) {
 	switch v := c.(type) {
 	case TextContent:
-		return marshalJSON(struct {
+		return jsonw.Marshal(struct {
 			Type string `json:"type"`
 			TextContent
 		}{"text", v})
 	case SystemContent:
-		return marshalJSON(struct {
+		return jsonw.Marshal(struct {
 			Type string `json:"type"`
 			SystemContent
 		}{"system_content", v})
 	case DeveloperContent:
-		return marshalJSON(struct {
+		return jsonw.Marshal(struct {
 			Type string `json:"type"`
 			DeveloperContent
 		}{"developer_content", v})

@@ -402,6 +402,7 @@ func compileSchema(raw []byte) *compiledSchema {
 // errRemote is returned by the compiler's loader, which loads nothing.
 type errRemote struct{ url string }
 
+// Error names the URL that was not loaded.
 func (e *errRemote) Error() string { return "cannot load " + e.url }
 
 func compileUncached(raw []byte) (c *compiledSchema) {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+
+	"github.com/go-harmony/harmony/internal/jsonw"
 )
 
 // ChatCompletionRequest is the body of POST /v1/chat/completions. Fields this
@@ -140,29 +142,43 @@ type Content struct {
 func TextContent(s string) *Content { return &Content{Text: s} }
 
 // MarshalJSON writes a string, or the list of parts when Parts is non-nil.
-func (c Content) MarshalJSON() ([]byte, error) {
-	if c.Parts != nil {
-		return marshalJSON(c.Parts)
-	}
-	return marshalJSON(c.Text)
-}
+func (c Content) MarshalJSON() ([]byte, error) { return marshalStringOrList(c.Text, c.Parts) }
 
 // UnmarshalJSON reads a string or a list of parts.
 func (c *Content) UnmarshalJSON(data []byte) error {
+	return unmarshalStringOrList(data, &c.Text, &c.Parts, "content must be a string or a list of parts")
+}
+
+// marshalStringOrList writes the wire's "a string, or a list" values: the
+// list when it is non-nil, else the string.
+func marshalStringOrList[T any](text string, list []T) ([]byte, error) {
+	if list != nil {
+		return marshalJSON(list)
+	}
+	return marshalJSON(text)
+}
+
+// unmarshalStringOrList reads a string into *text, or a list into *list
+// (non-nil, even when empty), clearing the other; msg is the error for
+// anything else.
+func unmarshalStringOrList[T any](data []byte, text *string, list *[]T, msg string) error {
+	*text, *list = "", nil
 	if d := bytes.TrimSpace(data); len(d) > 0 && d[0] == '"' {
-		*c = Content{}
-		return json.Unmarshal(d, &c.Text)
+		return json.Unmarshal(d, text)
 	}
-	var parts []ContentPart
-	if err := json.Unmarshal(data, &parts); err != nil {
-		return errors.New("content must be a string or a list of parts")
+	var l []T
+	if err := json.Unmarshal(data, &l); err != nil {
+		return errors.New(msg)
 	}
-	if parts == nil {
-		parts = []ContentPart{}
+	if l == nil {
+		l = []T{}
 	}
-	*c = Content{Parts: parts}
+	*list = l
 	return nil
 }
+
+// marshalJSON is json.Marshal without HTML escaping (see jsonw.Marshal).
+func marshalJSON(v any) ([]byte, error) { return jsonw.Marshal(v) }
 
 // ContentPart is one typed part of a message's content: "text" (Text),
 // "refusal" (Refusal) or "image_url" (ImageURL). Other types ("input_audio",
@@ -369,17 +385,4 @@ type ToolCallDelta struct {
 type FunctionCallDelta struct {
 	Name      string `json:"name,omitempty"`
 	Arguments string `json:"arguments"`
-}
-
-// marshalJSON is json.Marshal without HTML escaping, so that text such as
-// "<|call|>" reads the same in every field when the caller's encoder does
-// not escape either (json.Marshal still escapes the whole result as usual).
-func marshalJSON(v any) ([]byte, error) {
-	var b bytes.Buffer
-	e := json.NewEncoder(&b)
-	e.SetEscapeHTML(false)
-	if err := e.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -3,7 +3,6 @@ package openaicompat
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 )
 
 // ResponsesRequest is the body of POST /v1/responses. As with
@@ -51,28 +50,11 @@ type ResponsesInput struct {
 }
 
 // MarshalJSON writes a string, or the list when Items is non-nil.
-func (in ResponsesInput) MarshalJSON() ([]byte, error) {
-	if in.Items != nil {
-		return marshalJSON(in.Items)
-	}
-	return marshalJSON(in.Text)
-}
+func (in ResponsesInput) MarshalJSON() ([]byte, error) { return marshalStringOrList(in.Text, in.Items) }
 
 // UnmarshalJSON reads a string or a list of items.
 func (in *ResponsesInput) UnmarshalJSON(data []byte) error {
-	if d := bytes.TrimSpace(data); len(d) > 0 && d[0] == '"' {
-		*in = ResponsesInput{}
-		return json.Unmarshal(d, &in.Text)
-	}
-	var items []Item
-	if err := json.Unmarshal(data, &items); err != nil {
-		return errors.New("input must be a string or a list of items")
-	}
-	if items == nil {
-		items = []Item{}
-	}
-	*in = ResponsesInput{Items: items}
-	return nil
+	return unmarshalStringOrList(data, &in.Text, &in.Items, "input must be a string or a list of items")
 }
 
 // ResponsesTool is one entry of a request's "tools": only Type "function"
@@ -228,28 +210,11 @@ type ItemContent struct {
 }
 
 // MarshalJSON writes a string, or the list of parts when Parts is non-nil.
-func (c ItemContent) MarshalJSON() ([]byte, error) {
-	if c.Parts != nil {
-		return marshalJSON(c.Parts)
-	}
-	return marshalJSON(c.Text)
-}
+func (c ItemContent) MarshalJSON() ([]byte, error) { return marshalStringOrList(c.Text, c.Parts) }
 
 // UnmarshalJSON reads a string or a list of parts.
 func (c *ItemContent) UnmarshalJSON(data []byte) error {
-	if d := bytes.TrimSpace(data); len(d) > 0 && d[0] == '"' {
-		*c = ItemContent{}
-		return json.Unmarshal(d, &c.Text)
-	}
-	var parts []ItemPart
-	if err := json.Unmarshal(data, &parts); err != nil {
-		return errors.New("content must be a string or a list of parts")
-	}
-	if parts == nil {
-		parts = []ItemPart{}
-	}
-	*c = ItemContent{Parts: parts}
-	return nil
+	return unmarshalStringOrList(data, &c.Text, &c.Parts, "content must be a string or a list of parts")
 }
 
 // ItemPart is one typed part of an item's content: "input_text",

@@ -236,6 +236,7 @@ type roleValue struct {
 	allowNone bool
 }
 
+// String returns the flag's value, as flag.Value requires.
 func (v *roleValue) String() string {
 	if v.role == "" {
 		return "none"
@@ -243,6 +244,7 @@ func (v *roleValue) String() string {
 	return string(v.role)
 }
 
+// Set parses a role name, or "none" where the flag allows it.
 func (v *roleValue) Set(s string) error {
 	if v.allowNone && s == "none" {
 		v.role = ""
@@ -261,8 +263,10 @@ func (v *roleValue) Set(s string) error {
 // modeValue is render's --mode flag.
 type modeValue string
 
+// String returns the flag's value, as flag.Value requires.
 func (v *modeValue) String() string { return string(*v) }
 
+// Set accepts completion, conversation or training.
 func (v *modeValue) Set(s string) error {
 	switch s {
 	case "completion", "conversation", "training":

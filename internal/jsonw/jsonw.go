@@ -4,7 +4,11 @@
 // re-compaction of Marshaler output dominate.
 package jsonw
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+)
 
 // AppendString appends s as a JSON string, byte for byte as encoding/json
 // writes it without HTML escaping: '"', '\\' and control characters escaped
@@ -69,3 +73,16 @@ var literalByte = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// Marshal is json.Marshal without HTML escaping, for MarshalJSON methods:
+// text such as "<|start|>" stays readable when the caller's encoder does not
+// escape either (json.Marshal still escapes the whole result as usual).
+func Marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
