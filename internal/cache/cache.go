@@ -46,30 +46,26 @@ func New[V any](budget int64) *Cache[V] {
 // Get returns the value stored under key and marks it most recently used.
 func (c *Cache[V]) Get(key string) (V, bool) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	e, ok := c.items[key]
-	if ok {
-		c.moveToFront(e)
-	}
-	c.mu.Unlock()
 	if !ok {
 		var zero V
 		return zero, false
 	}
+	c.moveToFront(e)
 	return e.val, true
 }
 
 // GetBytes is Get for a key held as bytes, without converting it.
 func (c *Cache[V]) GetBytes(key []byte) (V, bool) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	e, ok := c.items[string(key)]
-	if ok {
-		c.moveToFront(e)
-	}
-	c.mu.Unlock()
 	if !ok {
 		var zero V
 		return zero, false
 	}
+	c.moveToFront(e)
 	return e.val, true
 }
 
