@@ -2,7 +2,7 @@ package harmony
 
 // Benchmarks of the library's hot paths, each with a peer measured in the same
 // run: tiktoken-go (github.com/pkoukk/tiktoken-go) encoding or decoding the
-// same text. The conversations are those of package internal/benchdata, which
+// same text. The conversations are those of package internal/testsupport/benchdata, which
 // cmd/harmony's process benchmarks read too. BENCHMARKS.md turns them into
 // ratios; compare runs with benchstat:
 //
@@ -16,7 +16,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/go-harmony/harmony/internal/benchdata"
+	"github.com/go-harmony/harmony/internal/testsupport/benchdata"
 )
 
 // The conversations, in the reference's JSON: benchdata.Small is the small

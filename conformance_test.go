@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-harmony/harmony/internal/conformance"
+	"github.com/go-harmony/harmony/internal/testsupport/conformance"
 )
 
 // conformanceCase is one line of testdata/conformance/*.jsonl: outputs of the

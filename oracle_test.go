@@ -1,9 +1,9 @@
 package harmony
 
-// The tiktoken-go engine (internal/tiktokenoracle): the oracle the project's
+// The tiktoken-go engine (internal/testsupport/tiktokenoracle): the oracle the project's
 // own o200k engine is checked against, and the peer in the benchmarks.
 
-import "github.com/go-harmony/harmony/internal/tiktokenoracle"
+import "github.com/go-harmony/harmony/internal/testsupport/tiktokenoracle"
 
 // tiktokenEngine encodes ordinary text with tiktoken-go.
 type tiktokenEngine struct {

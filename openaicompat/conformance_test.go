@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony"
-	"github.com/go-harmony/harmony/internal/conformance"
+	"github.com/go-harmony/harmony/internal/testsupport/conformance"
 )
 
 // TestConformanceStreamsMatchWhole runs every parse and stream case of the

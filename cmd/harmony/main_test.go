@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/go-harmony/harmony"
-	"github.com/go-harmony/harmony/internal/conformance"
+	"github.com/go-harmony/harmony/internal/testsupport/conformance"
 )
 
 // runCLI runs the command in-process.
@@ -475,12 +475,6 @@ func literalJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return b.String()
-}
-
-// jsonStringIs reports whether out is one line holding the JSON string s.
-func jsonStringIs(out, s string) bool {
-	var got string
-	return strings.Count(out, "\n") == 1 && json.Unmarshal([]byte(out), &got) == nil && got == s
 }
 
 func TestErrorLines(t *testing.T) {

@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony"
-	"github.com/go-harmony/harmony/internal/benchdata"
 	"github.com/go-harmony/harmony/internal/jsonw"
+	"github.com/go-harmony/harmony/internal/testsupport/benchdata"
 )
 
 // referenceStep and referenceResult are what stream wrote with encoding/json

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/go-harmony/harmony"
-	"github.com/go-harmony/harmony/internal/benchdata"
+	"github.com/go-harmony/harmony/internal/testsupport/benchdata"
 )
 
 // BenchmarkProcess compares whole processes: the harmony command against
@@ -38,7 +38,7 @@ func BenchmarkProcess(b *testing.B) {
 	}
 	dir := b.TempDir()
 	harmonyBin := buildBinary(b, dir, "harmony", ".")
-	peerBin := buildBinary(b, dir, "tiktokenpeer", "github.com/go-harmony/harmony/internal/cmd/tiktokenpeer")
+	peerBin := buildBinary(b, dir, "tiktokenpeer", "github.com/go-harmony/harmony/internal/testsupport/cmd/tiktokenpeer")
 
 	conv := benchdata.Large()
 	texts, err := benchdata.Texts(conv, nil)

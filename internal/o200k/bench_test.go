@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/go-harmony/harmony/internal/tiktokenoracle"
+	"github.com/go-harmony/harmony/internal/testsupport/tiktokenoracle"
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 )

@@ -162,40 +162,6 @@ func (e *Engine) AppendEncode(dst []uint32, text string) []uint32 {
 	return dst
 }
 
-// Count returns the number of tokens AppendEncode would append for text.
-func (e *Engine) Count(text string) int {
-	if !utf8.ValidString(text) {
-		text = replaceInvalid(text)
-	}
-	var buf [64]uint32
-	var w *work
-	n := 0
-	for i := 0; i < len(text); {
-		end := e.pieceEnd(text, i)
-		switch p := text[i:end]; {
-		case len(p) == 1:
-			n++
-		case len(p) == 2:
-			n++
-			if e.pairs[uint16(p[0])<<8|uint16(p[1])] == none {
-				n++
-			}
-		case e.lookup(p) != none:
-			n++
-		default:
-			if w == nil {
-				w = e.getWork()
-			}
-			n += len(e.bpe(buf[:0], p, w))
-		}
-		i = end
-	}
-	if w != nil {
-		e.putWork(w)
-	}
-	return n
-}
-
 // replaceInvalid returns s with every byte that is not part of a valid UTF-8
 // encoding replaced by U+FFFD.
 func replaceInvalid(s string) string {

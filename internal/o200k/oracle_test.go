@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/go-harmony/harmony/internal/tiktokenoracle"
+	"github.com/go-harmony/harmony/internal/testsupport/tiktokenoracle"
 	"github.com/pkoukk/tiktoken-go"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony"
-	"github.com/go-harmony/harmony/internal/benchdata"
+	"github.com/go-harmony/harmony/internal/testsupport/benchdata"
 )
 
 // patternTexts exercise every branch of the o200k pattern: cased words with

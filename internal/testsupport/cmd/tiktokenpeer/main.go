@@ -36,8 +36,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/go-harmony/harmony/internal/benchdata"
-	"github.com/go-harmony/harmony/internal/tiktokenoracle"
+	"github.com/go-harmony/harmony/internal/testsupport/benchdata"
+	"github.com/go-harmony/harmony/internal/testsupport/tiktokenoracle"
 	"github.com/pkoukk/tiktoken-go"
 )
 
@@ -69,8 +69,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// newTiktoken returns tiktoken-go's o200k_base (internal/tiktokenoracle),
-// built once.
+// newTiktoken returns tiktoken-go's o200k_base
+// (internal/testsupport/tiktokenoracle), built once.
 func newTiktoken() (*tiktoken.Tiktoken, error) {
 	o, err := tiktokenoracle.Shared()
 	if err != nil {
