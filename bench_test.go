@@ -41,27 +41,31 @@ func benchConversation(b testing.TB, data []byte) Conversation {
 // content as rendered) — which the peer encodes one by one.
 func conversationTexts(b testing.TB, data []byte) (texts []string, size int) {
 	b.Helper()
-	texts, err := benchdata.Texts(data, renderedPart)
+	texts, err := benchdata.Texts(data, renderedPart(mustEncoding(b)))
 	if err != nil {
 		b.Fatal(err)
 	}
 	return texts, benchdata.Size(texts)
 }
 
-// renderedPart returns the text that system or developer content, given as
-// the JSON of a content part, renders to.
-func renderedPart(raw []byte) (string, error) {
-	parts, err := unmarshalContent(append(append([]byte("["), raw...), ']'))
-	if err != nil {
-		return "", err
+// renderedPart returns a function that gives the text system or developer
+// content, given as the JSON of a content part, renders to.
+func renderedPart(enc *Encoding) func(raw []byte) (string, error) {
+	return func(raw []byte) (string, error) {
+		parts, err := unmarshalContent(append(append([]byte("["), raw...), ']'), "$")
+		if err != nil {
+			return "", err
+		}
+		switch v := parts[0].(type) {
+		case SystemContent:
+			b, err := enc.systemText(nil, &v, true)
+			return string(b), err
+		case DeveloperContent:
+			b, err := enc.developerText(nil, &v)
+			return string(b), err
+		}
+		return "", fmt.Errorf("unexpected content %T", parts[0])
 	}
-	switch v := parts[0].(type) {
-	case SystemContent:
-		return systemText(&v, true)
-	case DeveloperContent:
-		return developerText(&v)
-	}
-	return "", fmt.Errorf("unexpected content %T", parts[0])
 }
 
 // TestBenchTexts checks that the texts the peers encode are those of the
@@ -73,6 +77,7 @@ func TestBenchTexts(t *testing.T) {
 	}
 	for _, data := range inputs {
 		c := benchConversation(t, data)
+		enc := mustEncoding(t)
 		var want []string
 		for _, m := range c.Messages {
 			want = append(want, string(m.Role), m.Channel, m.Recipient, m.ContentType)
@@ -83,9 +88,13 @@ func TestBenchTexts(t *testing.T) {
 				case TextContent:
 					text = v.Text
 				case SystemContent:
-					text, err = systemText(&v, true)
+					var b []byte
+					b, err = enc.systemText(nil, &v, true)
+					text = string(b)
 				case DeveloperContent:
-					text, err = developerText(&v)
+					var b []byte
+					b, err = enc.developerText(nil, &v)
+					text = string(b)
 				}
 				if err != nil {
 					t.Fatal(err)
@@ -135,8 +144,7 @@ func benchRender(b *testing.B, data []byte) {
 		b.SetBytes(int64(size))
 		var dst []Token
 		for b.Loop() {
-			cold := &Encoding{name: enc.name, encoder: enc.encoder}
-			typeScripts = cache[string]{}
+			cold := newEncoding(enc.encoder)
 			var err error
 			dst, err = cold.AppendConversationForCompletion(dst[:0], c, RoleAssistant, nil)
 			if err != nil {

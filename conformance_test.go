@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/testsupport/conformance"
+	"github.com/stretchr/testify/assert"
 )
 
 // conformanceCase is one line of testdata/conformance/*.jsonl: outputs of the
@@ -97,9 +97,7 @@ func checkConformanceFile(t *testing.T, name string) {
 				t.Errorf("%s: %v", c.ID, err)
 				continue
 			}
-			if want := tokens(c.ExpectTokens); !reflect.DeepEqual(got, want) {
-				t.Errorf("%s: tokens differ\n got %v\nwant %v", c.ID, got, want)
-			}
+			assert.Equal(t, tokens(c.ExpectTokens), got, "%s: tokens differ", c.ID)
 		case "parse":
 			got, err := enc.ParseCompletion(tokens(c.Tokens), caseRole(c), caseParseOptions(c))
 			if c.ExpectError {
@@ -112,9 +110,7 @@ func checkConformanceFile(t *testing.T, name string) {
 				t.Errorf("%s: %v", c.ID, err)
 				continue
 			}
-			if g, w := normalizeMessages(t, got), normalizeMessages(t, c.ExpectMsgs); !reflect.DeepEqual(g, w) {
-				t.Errorf("%s: messages differ\n got %v\nwant %v", c.ID, g, w)
-			}
+			assert.Equal(t, normalizeMessages(t, c.ExpectMsgs), normalizeMessages(t, got), "%s: messages differ", c.ID)
 		case "stream":
 			checkStreamCase(t, enc, c)
 		default:
@@ -192,9 +188,7 @@ func checkStreamCase(t *testing.T, enc *Encoding, c *conformanceCase) {
 			break
 		}
 	}
-	if g, w := normalizeMessages(t, p.Messages()), normalizeMessages(t, c.ExpectMsgs); !reflect.DeepEqual(g, w) {
-		t.Errorf("%s: messages differ\n got %v\nwant %v", c.ID, g, w)
-	}
+	assert.Equal(t, normalizeMessages(t, c.ExpectMsgs), normalizeMessages(t, p.Messages()), "%s: messages differ", c.ID)
 }
 
 func TestConformanceUpstream(t *testing.T) { checkConformanceFile(t, "upstream_tests.jsonl") }

@@ -4,15 +4,150 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 	"unicode/utf8"
-
 	"unsafe"
 
+	"github.com/go-harmony/harmony/internal/cache"
 	"github.com/go-harmony/harmony/internal/o200k"
 	"github.com/go-harmony/harmony/internal/utf8x"
 	"github.com/go-harmony/harmony/internal/vocab"
 )
+
+// Token is a token id of the o200k_harmony encoding.
+type Token uint32
+
+// The special tokens of o200k_harmony. Every other id from
+// [FirstSpecialToken] to [LastSpecialToken] is reserved and named
+// "<|reserved_N|>" with N its id.
+const (
+	TokenStartOfText Token = 199998 // <|startoftext|>
+	TokenEndOfText   Token = 199999 // <|endoftext|>
+	TokenReturn      Token = 200002 // <|return|>: end of a final answer, sampling is done
+	TokenConstrain   Token = 200003 // <|constrain|>: starts a constrained content type
+	TokenChannel     Token = 200005 // <|channel|>
+	TokenStart       Token = 200006 // <|start|>
+	TokenEnd         Token = 200007 // <|end|>
+	TokenMessage     Token = 200008 // <|message|>
+	TokenCall        Token = 200012 // <|call|>: end of a tool call
+
+	// FirstSpecialToken is the lowest special token id; every lower id is an
+	// o200k_base rank.
+	FirstSpecialToken Token = 199998
+	// LastSpecialToken is the highest id of the encoding. Ids above it are
+	// unknown: decoding or parsing them is an error.
+	LastSpecialToken Token = 201088
+)
+
+// The number of ids the encoding knows: ranks 0..199997 and the specials.
+const vocabSize = int(LastSpecialToken) + 1
+
+// specialTable holds the text of every special token, indexed by id minus
+// FirstSpecialToken, and the reverse map. Built once at package init: it is
+// small (1,091 entries) and needed by every Encoding.
+var specialTable, specialByName = func() ([]string, map[string]Token) {
+	named := map[Token]string{
+		TokenStartOfText: "<|startoftext|>",
+		TokenEndOfText:   "<|endoftext|>",
+		TokenReturn:      "<|return|>",
+		TokenConstrain:   "<|constrain|>",
+		TokenChannel:     "<|channel|>",
+		TokenStart:       "<|start|>",
+		TokenEnd:         "<|end|>",
+		TokenMessage:     "<|message|>",
+		TokenCall:        "<|call|>",
+	}
+	names := make([]string, LastSpecialToken-FirstSpecialToken+1)
+	byName := make(map[string]Token, len(names))
+	for i := range names {
+		id := FirstSpecialToken + Token(i)
+		name, ok := named[id]
+		if !ok {
+			name = "<|reserved_" + strconv.Itoa(int(id)) + "|>"
+		}
+		names[i] = name
+		byName[name] = id
+	}
+	return names, byName
+}()
+
+// specialBytes holds the same texts as byte slices, for decoding without
+// allocating.
+var specialBytes = func() [][]byte {
+	out := make([][]byte, len(specialTable))
+	for i, name := range specialTable {
+		out[i] = []byte(name)
+	}
+	return out
+}()
+
+// IsSpecial reports whether t is a special token of the encoding (including the
+// reserved ones). It is false for ids the encoding does not know.
+func IsSpecial(t Token) bool { return t >= FirstSpecialToken && t <= LastSpecialToken }
+
+// SpecialTokenName returns the text of special token t, such as "<|start|>",
+// and false if t is not a special token.
+func SpecialTokenName(t Token) (string, bool) {
+	if !IsSpecial(t) {
+		return "", false
+	}
+	return specialTable[t-FirstSpecialToken], true
+}
+
+// SpecialToken returns the id of the special token whose text is name, and
+// false if there is none.
+func SpecialToken(name string) (Token, bool) {
+	t, ok := specialByName[name]
+	return t, ok
+}
+
+// SpecialTokens returns the text of every special token, in id order.
+func SpecialTokens() []string { return append([]string(nil), specialTable...) }
+
+// IsStopToken reports whether t ends a message when sampling: <|return|>,
+// <|call|> or <|end|>.
+func IsStopToken(t Token) bool { return t == TokenReturn || t == TokenCall || t == TokenEnd }
+
+// StopTokens returns the tokens that end sampling of a message: <|return|>,
+// <|call|> and <|end|>.
+func StopTokens() []Token { return []Token{TokenReturn, TokenCall, TokenEnd} }
+
+// StopTokensForAssistantActions returns the tokens that end an assistant's
+// turn: <|return|> and <|call|>.
+func StopTokensForAssistantActions() []Token { return []Token{TokenReturn, TokenCall} }
+
+// maxSpecialLen is the length of the longest special token's text,
+// "<|reserved_201088|>".
+const maxSpecialLen = 19
+
+// The header markers the parser looks for in decoded header text.
+const (
+	markerConstrain = "<|constrain|>"
+	markerChannel   = "<|channel|>"
+)
+
+// findSpecial returns the position and id of the first special token's text in
+// s at or after from, or -1. Every special token's text is "<|" + name + "|>"
+// with no "|>" inside, so the only candidate starting at a "<|" ends at the
+// next "|>", and no special token's text is longer than maxSpecialLen: a
+// linear scan, no regular expression.
+func findSpecial(s string, from int) (int, int, Token) {
+	for i := from; i+1 < len(s); i++ {
+		if s[i] != '<' || s[i+1] != '|' {
+			continue
+		}
+		for j := i + 2; j+1 < len(s) && j+2-i <= maxSpecialLen; j++ {
+			if s[j] == '|' && s[j+1] == '>' {
+				if t, ok := specialByName[s[i:j+2]]; ok {
+					return i, j + 2, t
+				}
+				break
+			}
+		}
+	}
+	return -1, -1, 0
+}
 
 // EncodingName names a harmony encoding.
 type EncodingName string
@@ -22,7 +157,8 @@ const HarmonyGptOss EncodingName = "HarmonyGptOss"
 
 // Encoding renders and parses harmony messages with the o200k_harmony
 // tokenizer. It is immutable and safe for concurrent use; build it once with
-// [LoadEncoding] and share it.
+// [LoadEncoding] and share it. It owns bounded caches of what servers render
+// on every request (at most 32 MiB in all), which never change a result.
 type Encoding struct {
 	name    EncodingName
 	encoder *o200k.Engine // ordinary text, and the bytes of each rank
@@ -32,67 +168,31 @@ type Encoding struct {
 	wholeOnce sync.Once
 	whole     []uint64
 
-	// Tokens of long system and developer texts, which a server renders
-	// again on every request. Deterministic, so caching cannot change output.
-	texts cache[[]Token]
+	// Caches of what a server renders again on every request: the tokens of
+	// long system and developer texts, the TypeScript of tool schemas, and
+	// normalized schemas. Each is deterministic, so caching cannot change
+	// output, and each is bounded by the memory it holds (16, 8 and 8 MiB).
+	texts       *cache.Cache[[]Token]
+	typeScripts *cache.Cache[string]
+	normalized  *cache.Cache[normalized]
+
+	// Buffers for the text of system and developer messages, which is built
+	// on every render to be looked up in texts.
+	textBufs sync.Pool // of *[]byte
 }
 
 // minCachedText is the shortest system or developer text whose tokens are
 // cached.
 const minCachedText = 128
 
-// cache is a small concurrency-safe map from long strings to values, bounded
-// by a byte budget: when it would grow past it, it starts over. Servers render
-// a handful of distinct system prompts and tool sets; the bound only matters
-// for a caller that sends a new one every time, who then pays what it would
-// have paid without a cache.
-type cache[V any] struct {
-	mu     sync.RWMutex
-	m      map[string]V
-	bytes  int
-	budget int
-}
-
-func (c *cache[V]) get(key string) (V, bool) {
-	c.mu.RLock()
-	v, ok := c.m[key]
-	c.mu.RUnlock()
-	return v, ok
-}
-
-func (c *cache[V]) put(key string, v V, size int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.budget == 0 {
-		c.budget = 16 << 20
-	}
-	if size > c.budget/16 {
-		return
-	}
-	if c.m == nil || c.bytes+size > c.budget {
-		c.m, c.bytes = make(map[string]V), 0
-	}
-	if _, ok := c.m[key]; !ok {
-		c.m[key] = v
-		c.bytes += size
-	}
-}
-
-// appendCachedText appends the tokens of a system or developer text, from the
-// cache when the same text was rendered before.
-func (e *Encoding) appendCachedText(dst []Token, text string) []Token {
-	if len(text) < minCachedText {
-		return e.appendOrdinary(dst, text)
-	}
-	if toks, ok := e.texts.get(text); ok {
-		return append(dst, toks...)
-	}
-	n := len(dst)
-	dst = e.appendOrdinary(dst, text)
-	toks := append([]Token(nil), dst[n:]...)
-	e.texts.put(text, toks, len(text)+4*len(toks))
-	return dst
-}
+// The budgets of an Encoding's caches, in bytes held (see internal/cache):
+// tokens of system and developer texts, TypeScript of tool schemas, and
+// normalized schemas.
+const (
+	textCacheBytes       = 16 << 20
+	typeScriptCacheBytes = 8 << 20
+	normalizeCacheBytes  = 8 << 20
+)
 
 var (
 	defaultOnce sync.Once
@@ -115,34 +215,20 @@ func LoadEncoding(name EncodingName) (*Encoding, error) {
 			defaultErr = fmt.Errorf("harmony: %w", err)
 			return
 		}
-		defaultEnc = &Encoding{name: HarmonyGptOss, encoder: eng}
+		defaultEnc = newEncoding(eng)
 	})
 	return defaultEnc, defaultErr
 }
 
-// wholeUTF8Ranks marks the ranks whose bytes are valid UTF-8 by themselves,
-// so that the parsers can move them into content without checking them again.
-func wholeUTF8Ranks(eng *o200k.Engine) []uint64 {
-	bits := make([]uint64, (eng.NumRanks()+63)/64)
-	for id := range eng.NumRanks() {
-		if utf8.Valid(eng.TokenBytes(uint32(id))) {
-			bits[id/64] |= 1 << (id % 64)
-		}
+// newEncoding returns the HarmonyGptOss encoding on eng, with empty caches.
+func newEncoding(eng *o200k.Engine) *Encoding {
+	return &Encoding{
+		name:        HarmonyGptOss,
+		encoder:     eng,
+		texts:       cache.New[[]Token](textCacheBytes),
+		typeScripts: cache.New[string](typeScriptCacheBytes),
+		normalized:  cache.New[normalized](normalizeCacheBytes),
 	}
-	return bits
-}
-
-// wholeUTF8 returns the bitset of ranks whose bytes are complete UTF-8.
-func (e *Encoding) wholeUTF8() []uint64 {
-	e.wholeOnce.Do(func() { e.whole = wholeUTF8Ranks(e.encoder) })
-	return e.whole
-}
-
-// isWholeUTF8 reports whether t is a rank whose bytes are complete UTF-8, in
-// whole (from wholeUTF8).
-func isWholeUTF8(whole []uint64, t Token) bool {
-	i := int(t) / 64
-	return i < len(whole) && whole[i]&(1<<(t%64)) != 0
 }
 
 // NewEncoding builds the HarmonyGptOss encoding after checking that ranks, an

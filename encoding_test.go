@@ -2,13 +2,18 @@ package harmony
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/vocab/embedded"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestLoadEncoding(t *testing.T) {
@@ -89,9 +94,7 @@ func TestEncode(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := append(append(append(enc.EncodeOrdinary("a"), TokenStart), enc.EncodeOrdinary("b")...), TokenEnd)
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Encode = %v, want %v", got, want)
-	}
+	assert.Equal(t, want, got)
 	_, err = enc.Encode("ok <|<|end|> then", "<|start|>")
 	var ee *EncodeError
 	if !errors.As(err, &ee) || !errors.Is(err, ErrDisallowedSpecial) || ee.Offset != 5 || ee.Special != "<|end|>" {
@@ -167,7 +170,48 @@ func TestEncodeInvalidUTF8AsReplacement(t *testing.T) {
 	enc := mustEncoding(t)
 	got := enc.EncodeOrdinary("a\xffb\xe2\x82c")
 	want := enc.EncodeOrdinary("a\uFFFDb\uFFFD\uFFFDc")
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v, want %v", got, want)
+	assert.Equal(t, want, got)
+}
+
+// TestEncodingCachesBounded renders many distinct long system prompts and
+// tool schemas, as a caller that never repeats itself would, and checks that
+// the encoding's caches stay within their budgets, counted and on the heap.
+func TestEncodingCachesBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders 48 MiB of prompts")
 	}
+	shared := mustEncoding(t)
+	e := newEncoding(shared.encoder)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	filler := strings.Repeat("Answer in the tone of a patient teacher. ", 500) // 20 KB
+	var dst []Token
+	for i := range 2400 {
+		schema := fmt.Sprintf(`{"type":"object","properties":{"p%d":{"type":"string","description":%q}}}`, i, filler[:4000])
+		dev := NewDeveloperContent().WithInstructions(fmt.Sprintf("%d %s", i, filler)).
+			WithFunctionTools(NewToolDescription("f", "", json.RawMessage(schema)))
+		var err error
+		dst, err = e.AppendConversationForCompletion(dst[:0], NewConversation(NewDeveloperMessage(dev)), RoleAssistant, &RenderOptions{NormalizeSchemas: true})
+		require.NoError(t, err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	for _, c := range []struct {
+		name          string
+		bytes, budget int64
+	}{
+		{"texts", e.texts.Bytes(), textCacheBytes},
+		{"typeScripts", e.typeScripts.Bytes(), typeScriptCacheBytes},
+		{"normalized", e.normalized.Bytes(), normalizeCacheBytes},
+	} {
+		assert.LessOrEqual(t, c.bytes, c.budget, c.name)
+		assert.Greater(t, c.bytes, c.budget/2, "%s: the test should fill the cache", c.name)
+	}
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("texts %d, typeScripts %d, normalized %d bytes counted; heap held %d", e.texts.Bytes(), e.typeScripts.Bytes(), e.normalized.Bytes(), held)
+	limit := int64(textCacheBytes+typeScriptCacheBytes+normalizeCacheBytes) * 3 / 2
+	assert.Less(t, held, limit, "heap held by the caches: %d bytes", held)
+	runtime.KeepAlive(e)
+	runtime.KeepAlive(dst)
 }

@@ -4,10 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // referenceTestData is where the reference's golden files live in a checkout
@@ -107,9 +108,7 @@ func TestReferenceGoldenParses(t *testing.T) {
 			NewTextMessage(RoleAssistant, `User asks: "What is 2 + 2?" Simple arithmetic. Provide answer.`).WithChannel("analysis"),
 			NewTextMessage(RoleAssistant, "2 + 2 = 4.").WithChannel("final"),
 		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("got %#v\nwant %#v", got, want)
-		}
+		assert.Equal(t, want, got)
 	})
 	t.Run("simple_tool_call", func(t *testing.T) {
 		got, err := enc.ParseCompletion(goldenIDs(t, "test_simple_tool_call.txt"), RoleAssistant, nil)
@@ -120,9 +119,7 @@ func TestReferenceGoldenParses(t *testing.T) {
 			NewTextMessage(RoleAssistant, `User asks: "What is the weather in Tokyo?" We need to use lookup_weather tool.`).WithChannel("analysis"),
 			NewTextMessage(RoleAssistant, `{"location": "Tokyo"}`).WithChannel("analysis").WithRecipient("lookup_weather").WithContentType("code"),
 		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("got %#v\nwant %#v", got, want)
-		}
+		assert.Equal(t, want, got)
 	})
 	t.Run("tool_response_parsing", func(t *testing.T) {
 		text := readGolden(t, "test_tool_response_parsing.txt")
@@ -135,9 +132,7 @@ func TestReferenceGoldenParses(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := []Message{NewToolMessage("browser.search", `{"result": "https://openai.com/"}`).WithChannel("commentary").WithRecipient("assistant")}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("got %#v\nwant %#v", got, want)
-		}
+		assert.Equal(t, want, got)
 	})
 	t.Run("streamable_parser", func(t *testing.T) {
 		toks := enc.EncodeWithSpecialTokens(readGolden(t, "test_streamable_parser.txt"))

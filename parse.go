@@ -43,26 +43,6 @@ func (s StreamState) String() string {
 	return fmt.Sprintf("StreamState(%d)", int(s))
 }
 
-// ParseError reports tokens that do not form harmony messages.
-type ParseError struct {
-	Index int         // index of the offending token; the number of tokens for the end of the stream
-	Token Token       // the offending token (0 at the end of the stream)
-	EOS   bool        // the error is at the end of the stream
-	State StreamState // the parser's state when the token arrived
-	Err   error       // wraps ErrUnexpectedToken, ErrUnexpectedEOS, ErrInvalidHeader, ErrUnknownRole, ErrUnknownToken or ErrInvalidUTF8
-}
-
-// Error describes the problem, starting with "harmony: ".
-func (e *ParseError) Error() string {
-	if e.EOS {
-		return fmt.Sprintf("harmony: parse: at end of stream (index %d, state %s): %v", e.Index, e.State, e.Err)
-	}
-	return fmt.Sprintf("harmony: parse: token %d at index %d (state %s): %v", e.Token, e.Index, e.State, e.Err)
-}
-
-// Unwrap returns the underlying error.
-func (e *ParseError) Unwrap() error { return e.Err }
-
 // ParseCompletion parses the tokens a model sampled into messages. With role
 // set (usually [RoleAssistant]), the tokens start right after the rendered
 // "<|start|>{role}", in the first message's header; with role "", they start
@@ -171,6 +151,17 @@ func parseHeader(s string, role Role, fields bool) (h header, rest string, hasRe
 		return h, strings.Join(parts, " "), true, nil
 	}
 	return h, "", false, nil
+}
+
+// message returns the message of header h with text as its content.
+func (h header) message(text string) Message {
+	return Message{
+		Author:      Author{Role: h.role, Name: h.name},
+		Recipient:   h.recipient,
+		Channel:     h.channel,
+		ContentType: h.contentType,
+		Content:     []Content{TextContent{Text: text}},
+	}
 }
 
 // asciiFields splits s at runs of ASCII white space (space, \t, \n, \f, \r),

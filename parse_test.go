@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func specials(t *testing.T, enc *Encoding, text string) []Token {
@@ -38,9 +40,7 @@ func TestParseHeaderVariants(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("got  %#v\nwant %#v", got, tt.want)
-			}
+			assert.Equal(t, tt.want, got)
 		})
 	}
 }
@@ -94,9 +94,7 @@ func TestParseLenientHeaderCutShort(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Message{NewTextMessage(RoleAssistant, "Hello there").WithChannel("commentary")}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %#v, want %#v", got, want)
-	}
+	assert.Equal(t, want, got)
 }
 
 // The streaming scenarios of the reference's own tests.
@@ -143,9 +141,7 @@ func TestStreamUTF8(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := []Message{NewTextMessage(RoleAssistant, " \uFFFDHi")}
-		if !reflect.DeepEqual(p.Messages(), want) {
-			t.Errorf("got %#v, want %#v", p.Messages(), want)
-		}
+		assert.Equal(t, want, p.Messages())
 		if _, ok := p.LastContentDelta(); ok || p.CurrentContent() != "" {
 			t.Error("state left over after EOS")
 		}
@@ -176,9 +172,7 @@ func TestStreamUTF8(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := []Message{NewTextMessage(RoleAssistant, "Practice.\uFFFD")}
-		if !reflect.DeepEqual(p.Messages(), want) {
-			t.Errorf("got %#v, want %#v", p.Messages(), want)
-		}
+		assert.Equal(t, want, p.Messages())
 	})
 }
 

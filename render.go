@@ -2,7 +2,6 @@ package harmony
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -36,20 +35,6 @@ type MessageOptions struct {
 	// NormalizeSchemas is as in [RenderOptions].
 	NormalizeSchemas bool
 }
-
-// RenderError reports a message that cannot be rendered.
-type RenderError struct {
-	MessageIndex int   // index of the message in the conversation (0 for a single message)
-	Err          error // wraps ErrMissingToolName, ErrMisplacedContent, ErrUnsupportedContent, ErrInvalidSchema, ErrUnknownRole
-}
-
-// Error describes the problem, starting with "harmony: ".
-func (e *RenderError) Error() string {
-	return fmt.Sprintf("harmony: render message %d: %v", e.MessageIndex, e.Err)
-}
-
-// Unwrap returns the underlying error.
-func (e *RenderError) Unwrap() error { return e.Err }
 
 // RenderMessage renders one message. A nil opts means the defaults.
 func (e *Encoding) RenderMessage(m Message, opts *MessageOptions) ([]Token, error) {
@@ -173,33 +158,28 @@ func (e *Encoding) appendConversation(dst []Token, msgs []Message, opts *RenderO
 	return dst, nil
 }
 
+// declaresFunctionTools reports whether cs holds developer content with
+// tools in the "functions" namespace.
 func declaresFunctionTools(cs []Content) bool {
 	for _, c := range cs {
-		var tools map[string]ToolNamespaceConfig
-		switch d := c.(type) {
-		case DeveloperContent:
-			tools = d.Tools
-		case *DeveloperContent:
-			if d != nil {
-				tools = d.Tools
+		if d, ok := contentValue(c).(DeveloperContent); ok {
+			if ns, ok := d.Tools["functions"]; ok && len(ns.Tools) > 0 {
+				return true
 			}
-		}
-		if ns, ok := tools["functions"]; ok && len(ns.Tools) > 0 {
-			return true
 		}
 	}
 	return false
 }
 
-// appendMessage renders m. Each piece of header text is encoded on its own, as
-// the reference does: token boundaries never cross from the role into the
-// recipient or the channel.
 // renderFlags are the settings that reach every message of a conversation.
 type renderFlags struct {
 	functionTools bool // a developer message declares function tools
 	normalize     bool // RenderOptions.NormalizeSchemas
 }
 
+// appendMessage renders m. Each piece of header text is encoded on its own, as
+// the reference does: token boundaries never cross from the role into the
+// recipient or the channel.
 func (e *Encoding) appendMessage(dst []Token, m *Message, flags renderFlags) ([]Token, error) {
 	n0 := len(dst)
 	dst = append(dst, TokenStart)
@@ -249,148 +229,79 @@ func (e *Encoding) appendMessage(dst []Token, m *Message, flags renderFlags) ([]
 }
 
 func (e *Encoding) appendContent(dst []Token, role Role, c Content, flags renderFlags) ([]Token, error) {
-	switch v := c.(type) {
+	switch v := contentValue(c).(type) {
 	case TextContent:
 		return e.appendOrdinary(dst, v.Text), nil
-	case *TextContent:
-		if v != nil {
-			return e.appendContent(dst, role, *v, flags)
-		}
 	case SystemContent:
 		if role != RoleSystem {
 			return dst, fmt.Errorf("%w: system content in a %s message", ErrMisplacedContent, role)
 		}
 		if flags.normalize {
 			var err error
-			if v.Tools, err = normalizeTools(v.Tools); err != nil {
+			if v.Tools, err = e.normalizeTools(v.Tools); err != nil {
 				return dst, err
 			}
 		}
-		text, err := systemText(&v, flags.functionTools)
-		if err != nil {
-			return dst, err
+		buf := e.textBuf()
+		text, err := e.systemText((*buf)[:0], &v, flags.functionTools)
+		if err == nil {
+			dst = e.appendCachedText(dst, text)
 		}
-		return e.appendCachedText(dst, text), nil
-	case *SystemContent:
-		if v != nil {
-			return e.appendContent(dst, role, *v, flags)
-		}
+		e.putTextBuf(buf, text)
+		return dst, err
 	case DeveloperContent:
 		if role != RoleDeveloper {
 			return dst, fmt.Errorf("%w: developer content in a %s message", ErrMisplacedContent, role)
 		}
 		if flags.normalize {
 			var err error
-			if v.Tools, err = normalizeTools(v.Tools); err != nil {
+			if v.Tools, err = e.normalizeTools(v.Tools); err != nil {
 				return dst, err
 			}
 		}
-		text, err := developerText(&v)
-		if err != nil {
-			return dst, err
+		buf := e.textBuf()
+		text, err := e.developerText((*buf)[:0], &v)
+		if err == nil {
+			dst = e.appendCachedText(dst, text)
 		}
-		return e.appendCachedText(dst, text), nil
-	case *DeveloperContent:
-		if v != nil {
-			return e.appendContent(dst, role, *v, flags)
-		}
+		e.putTextBuf(buf, text)
+		return dst, err
 	}
 	return dst, fmt.Errorf("%w: %T", ErrUnsupportedContent, c)
 }
 
-// systemText is the text of a system message: sections joined by a blank
-// line — identity and dates, reasoning effort, tools, channels.
-func systemText(s *SystemContent, functionTools bool) (string, error) {
-	var b strings.Builder
-	sep := func() {
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
-		}
+// appendCachedText appends the tokens of a system or developer text, from the
+// encoding's cache when the same text was rendered before. text is only read.
+func (e *Encoding) appendCachedText(dst []Token, text []byte) []Token {
+	if len(text) < minCachedText {
+		return e.appendOrdinary(dst, bytesString(text))
 	}
-	top := false
-	line := func(prefix, v string) {
-		if v == "" {
-			return
-		}
-		if top {
-			b.WriteByte('\n')
-		}
-		top = true
-		b.WriteString(prefix)
-		b.WriteString(v)
+	if toks, ok := e.texts.GetBytes(text); ok {
+		return append(dst, toks...)
 	}
-	line("", s.ModelIdentity)
-	line("Knowledge cutoff: ", s.KnowledgeCutoff)
-	line("Current date: ", s.ConversationStartDate)
-	if s.ReasoningEffort != "" {
-		var effort string
-		switch s.ReasoningEffort {
-		case ReasoningLow:
-			effort = "low"
-		case ReasoningMedium:
-			effort = "medium"
-		case ReasoningHigh:
-			effort = "high"
-		default:
-			return "", fmt.Errorf("%w: reasoning effort %q", ErrUnsupportedContent, s.ReasoningEffort)
-		}
-		sep()
-		b.WriteString("Reasoning: ")
-		b.WriteString(effort)
-	}
-	if len(s.Tools) > 0 {
-		sep()
-		if err := writeToolsSection(&b, s.Tools); err != nil {
-			return "", err
-		}
-	}
-	if cc := s.ChannelConfig; cc != nil && len(cc.ValidChannels) > 0 {
-		sep()
-		b.WriteString("# Valid channels: ")
-		b.WriteString(strings.Join(cc.ValidChannels, ", "))
-		b.WriteByte('.')
-		if cc.ChannelRequired {
-			b.WriteString(" Channel must be included for every message.")
-		}
-		if functionTools {
-			b.WriteString("\nCalls to these tools must go to the commentary channel: 'functions'.")
-		}
-	}
-	return b.String(), nil
+	n := len(dst)
+	dst = e.appendOrdinary(dst, bytesString(text))
+	toks := append([]Token(nil), dst[n:]...)
+	e.texts.Put(string(text), toks, int64(4*cap(toks)))
+	return dst
 }
 
-// developerText is the text of a developer message: "# Instructions" and the
-// instructions, then the tools.
-func developerText(d *DeveloperContent) (string, error) {
-	var b strings.Builder
-	if d.Instructions != "" {
-		b.WriteString("# Instructions\n\n")
-		b.WriteString(d.Instructions)
+// maxPooledText is the largest text buffer kept for reuse.
+const maxPooledText = 1 << 20
+
+// textBuf returns a buffer for building a system or developer text.
+func (e *Encoding) textBuf() *[]byte {
+	if b, ok := e.textBufs.Get().(*[]byte); ok {
+		return b
 	}
-	if len(d.Tools) > 0 {
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
-		}
-		if err := writeToolsSection(&b, d.Tools); err != nil {
-			return "", err
-		}
-	}
-	if len(d.ResponseFormats) > 0 {
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
-		}
-		if err := writeResponseFormats(&b, d.ResponseFormats); err != nil {
-			return "", err
-		}
-	}
-	return b.String(), nil
+	b := make([]byte, 0, 4096)
+	return &b
 }
 
-func sortedKeys(m map[string]ToolNamespaceConfig) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// putTextBuf returns buf, which now holds text, for reuse.
+func (e *Encoding) putTextBuf(buf *[]byte, text []byte) {
+	if cap(text) <= maxPooledText {
+		*buf = text[:0]
+		e.textBufs.Put(buf)
 	}
-	sort.Strings(keys)
-	return keys
 }

@@ -7,6 +7,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/go-harmony/harmony/internal/testsupport/benchdata"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func renderText(t *testing.T, enc *Encoding, toks []Token) string {
@@ -76,9 +80,7 @@ func TestRenderErrors(t *testing.T) {
 			if !strings.HasPrefix(err.Error(), "harmony: ") {
 				t.Errorf("message %q lacks the package prefix", err)
 			}
-			if !reflect.DeepEqual(out, dst) {
-				t.Errorf("dst changed on error: %v", out)
-			}
+			assert.Equal(t, dst, out)
 		})
 	}
 	if _, err := enc.RenderConversationForCompletion(Conversation{}, "robot", nil); !errors.Is(err, ErrUnknownRole) {
@@ -178,9 +180,7 @@ func TestMessageJSON(t *testing.T) {
 	if err := json.Unmarshal(out, &back); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(back, c) {
-		t.Errorf("round trip differs:\n%s", out)
-	}
+	assert.Equal(t, c, back)
 	// One text part is written as a string; unset fields are left out.
 	m, _ := json.Marshal(c.Messages[3])
 	if want := `{"role":"assistant","recipient":"functions.f","content":"{}","channel":"commentary","content_type":"\u003c|constrain|\u003ejson"}`; string(m) != want {
@@ -331,4 +331,58 @@ func TestMessageAppendJSON(t *testing.T) {
 	if got, _ := two.AppendJSON([]byte("x")); string(got) != `x{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"<b>"}]}` {
 		t.Errorf("parts: %s", got)
 	}
+}
+
+// TestWarmRenderAllocs pins the allocations of a warm small render — a
+// server's steady state, with the developer message's text and tools cached
+// — into a caller's buffer that is already large enough. Each message
+// header's "to=" or ":name" concatenation may allocate; this conversation
+// has none, so the render allocates nothing.
+func TestWarmRenderAllocs(t *testing.T) {
+	enc := mustEncoding(t)
+	c := benchConversation(t, benchdata.Small())
+	dst, err := enc.AppendConversationForCompletion(nil, c, RoleAssistant, nil)
+	require.NoError(t, err)
+	allocs := testing.AllocsPerRun(1000, func() {
+		dst, err = enc.AppendConversationForCompletion(dst[:0], c, RoleAssistant, nil)
+	})
+	require.NoError(t, err)
+	require.Equal(t, 0.0, allocs, "allocations per warm small render")
+}
+
+// TestJSONErrorPaths checks that JSON decoding errors are *JSONError values
+// naming the offending value's path and wrapping the right sentinel.
+func TestJSONErrorPaths(t *testing.T) {
+	for _, tc := range []struct {
+		in, path, msg string
+		sentinel      error
+	}{
+		{`{"messages":[{"role":"user","content":"a"},{"role":"robot","content":"x"}]}`, "$.messages[1].role",
+			`harmony: JSON $.messages[1].role: unknown role "robot"`, ErrUnknownRole},
+		{`[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image"}]}]`, "$[0].content[1].type",
+			`harmony: JSON $[0].content[1].type: unsupported content "image"`, ErrUnsupportedContent},
+		{`{"messages":[{"role":"user","content":[{"type":"text"}]}]}`, "$.messages[0].content[0].text",
+			`harmony: JSON $.messages[0].content[0].text: missing field`, ErrMissingField},
+		{`{"messages":[{"role":"user"}]}`, "$.messages[0].content", `harmony: JSON $.messages[0].content: missing field`, ErrMissingField},
+		{`{"msgs":[]}`, "$.messages", `harmony: JSON $.messages: missing field`, ErrMissingField},
+		{`[{"role":"system","content":[{"type":"system_content","reasoning_effort":"Extreme"}]}]`, "$[0].content[0]",
+			`harmony: JSON $[0].content[0]: unknown reasoning effort "Extreme"`, ErrUnknownReasoningEffort},
+	} {
+		var c Conversation
+		err := json.Unmarshal([]byte(tc.in), &c)
+		var je *JSONError
+		require.ErrorAs(t, err, &je, tc.in)
+		assert.Equal(t, tc.path, je.Path, tc.in)
+		assert.EqualError(t, err, tc.msg)
+		assert.ErrorIs(t, err, tc.sentinel, tc.in)
+	}
+	// A message alone reports paths from its own root.
+	var m Message
+	err := json.Unmarshal([]byte(`{"role":"user","content":[{"type":"x"}]}`), &m)
+	assert.EqualError(t, err, `harmony: JSON $.content[0].type: unsupported content "x"`)
+	// encoding/json's type errors point at the field it names.
+	err = json.Unmarshal([]byte(`{"messages":[{"role":1,"content":"x"}]}`), &Conversation{})
+	var je *JSONError
+	require.ErrorAs(t, err, &je)
+	assert.Equal(t, "$.messages.role", je.Path)
 }

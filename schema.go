@@ -27,51 +27,6 @@ import (
 // arguments or a final answer do not match their schema (or are not JSON).
 var ErrSchemaViolation = errors.New("value does not match its schema")
 
-// SchemaError reports a JSON Schema that cannot be used: a tool's parameters
-// or a response format's schema that is not JSON, not a valid JSON Schema
-// for its draft, or refers to a document other than itself. errors.Is(err,
-// [ErrInvalidSchema]) reports true for it.
-type SchemaError struct {
-	// Tool names the schema's owner: "namespace.tool" (just the tool's name
-	// when no namespace is known, as for [ValidateToolArguments]) or
-	// "response format NAME"; empty for [NormalizeSchema].
-	Tool string
-	// Pointer is the JSON pointer (RFC 6901) of the offending value inside
-	// the schema, such as "/properties/a/type"; "" is the whole schema.
-	Pointer string
-	// Err describes the problem.
-	Err error
-}
-
-// Error describes the problem, starting with "harmony: ".
-func (e *SchemaError) Error() string {
-	var b strings.Builder
-	b.WriteString("harmony: ")
-	if e.Tool != "" {
-		b.WriteString("schema of ")
-		b.WriteString(e.Tool)
-	} else {
-		b.WriteString("schema")
-	}
-	b.WriteString(" is invalid")
-	if e.Pointer != "" {
-		b.WriteString(" at ")
-		b.WriteString(e.Pointer)
-	}
-	if e.Err != nil {
-		b.WriteString(": ")
-		b.WriteString(e.Err.Error())
-	}
-	return b.String()
-}
-
-// Unwrap returns the description of the problem.
-func (e *SchemaError) Unwrap() error { return e.Err }
-
-// Is reports whether target is [ErrInvalidSchema], which every SchemaError
-// stands for.
-func (e *SchemaError) Is(target error) bool { return target == ErrInvalidSchema }
-
 // Violation is one way in which a value fails its schema.
 type Violation struct {
 	// InstanceLocation is the JSON pointer of the failing value inside the
@@ -193,7 +148,7 @@ func ValidateConversationSchemas(c Conversation) error {
 }
 
 func validateToolSchemas(errs []error, tools map[string]ToolNamespaceConfig) []error {
-	for _, key := range sortedKeys(tools) {
+	for _, key := range sortedKeys(nil, tools) {
 		ns := tools[key]
 		for _, t := range ns.Tools {
 			if noParameters(t.Parameters) {
@@ -205,21 +160,6 @@ func validateToolSchemas(errs []error, tools map[string]ToolNamespaceConfig) []e
 		}
 	}
 	return errs
-}
-
-// namespaceName is the namespace's name, or its key when it has none.
-func namespaceName(key string, ns ToolNamespaceConfig) string {
-	if ns.Name != "" {
-		return ns.Name
-	}
-	return key
-}
-
-// noParameters reports whether a tool's parameters say it takes none, as the
-// renderer reads them: nothing, or JSON null.
-func noParameters(p json.RawMessage) bool {
-	p = bytes.TrimSpace(p)
-	return len(p) == 0 || string(p) == "null"
 }
 
 // ValidateToolArguments validates arguments, the content of a parsed tool
@@ -264,103 +204,6 @@ func ValidateResponse(format ResponseFormat, text string) error {
 	return c.validate(owner, "response for format "+format.Name, text)
 }
 
-// NormalizeSchema rewrites a client-generated JSON Schema into the shapes the
-// tool renderer shows the model well, keeping the order of keys and printing
-// every value it leaves alone exactly as the renderer would:
-//
-//   - local references ("#/$defs/X", "#/definitions/X", any JSON pointer
-//     into the document) are replaced by their targets, the keys next to a
-//     "$ref" winning over the target's; a reference to a schema that is
-//     part of a reference cycle is left as it is, so recursive models stay
-//     finite; when some reference cannot be resolved locally (another
-//     document, an anchor, a missing target), no reference is inlined;
-//   - "$defs" and "definitions" entries that no remaining reference points
-//     into are removed;
-//   - "anyOf" becomes "oneOf";
-//   - {"type": "null"} members of a oneOf are removed and the schema gets
-//     "nullable": true; a single remaining member replaces the oneOf, the
-//     schema's own keys (description, default, ...) winning;
-//   - "type": ["X", "null"] becomes "type": "X", "nullable": true;
-//   - "const": v becomes "enum": [v];
-//   - "allOf" is merged into its schema when it has one member or only
-//     object members: properties concatenated in order, required lists
-//     united, and for other keys the first holder wins, the schema holding
-//     the allOf counting first.
-//
-// The rules apply to every subschema (properties, items, oneOf members,
-// definitions that stay, ...), never inside "default", "enum" or "examples".
-// The result is a fixed point: normalizing it again changes nothing. It is
-// meant for display and is not always equivalent to the input (anyOf is not
-// oneOf), so validate against the original schema. NormalizeSchema does not
-// check that the schema is valid (see [DeveloperContent.ValidateSchemas]);
-// it fails only, with a [*SchemaError], on input that is not JSON or whose
-// inlined form would be too large or too deeply nested to render. Empty
-// input is returned as it is. Results are cached like compiled schemas.
-func NormalizeSchema(schema json.RawMessage) (json.RawMessage, error) {
-	if len(bytes.TrimSpace(schema)) == 0 {
-		return schema, nil
-	}
-	out, err := normalizeCached(schema)
-	if err != nil {
-		return nil, &SchemaError{Err: err}
-	}
-	return append(json.RawMessage(nil), out...), nil
-}
-
-// normalizeTools returns a copy of tools in which the parameters of every
-// tool are normalized by NormalizeSchema; tools without parameters are left
-// as they are and tools is not modified. The error is the *SchemaError of
-// the first tool, in rendering order, whose parameters cannot be
-// normalized. It is meant to be called by the renderer before the
-// TypeScript is generated, when rendering asks for normalized schemas.
-func normalizeTools(tools map[string]ToolNamespaceConfig) (map[string]ToolNamespaceConfig, error) {
-	if tools == nil {
-		return nil, nil
-	}
-	out := make(map[string]ToolNamespaceConfig, len(tools))
-	for _, key := range sortedKeys(tools) {
-		ns := tools[key]
-		if ns.Tools != nil {
-			ts := make([]ToolDescription, len(ns.Tools))
-			for i, t := range ns.Tools {
-				if !noParameters(t.Parameters) {
-					p, err := normalizeCached(t.Parameters)
-					if err != nil {
-						return nil, &SchemaError{Tool: namespaceName(key, ns) + "." + t.Name, Err: err}
-					}
-					t.Parameters = append(json.RawMessage(nil), p...)
-				}
-				ts[i] = t
-			}
-			ns.Tools = ts
-		}
-		out[key] = ns
-	}
-	return out, nil
-}
-
-// normalizeCached is schemanorm.Normalize with its errors reworded and its
-// results cached. The returned bytes are shared: do not modify them.
-func normalizeCached(schema []byte) ([]byte, error) {
-	if r, ok := normalizeCache.get(schema); ok {
-		return r.out, r.err
-	}
-	out, err := schemanorm.Normalize(schema)
-	if err != nil {
-		var se *ojson.SyntaxError
-		if errors.As(err, &se) {
-			err = invalidJSONError(se)
-		}
-	}
-	normalizeCache.put(schema, normalized{out, err})
-	return out, err
-}
-
-type normalized struct {
-	out []byte
-	err error
-}
-
 // Caches of compiled and normalized schemas, keyed by the schema's bytes:
 // at most schemaCacheSize entries whose keys add up to at most
 // schemaCacheBytes, none larger than maxCachedSchema.
@@ -371,10 +214,7 @@ const (
 	inMemorySchemaID = "harmony:///schema.json"
 )
 
-var (
-	schemaCache    = newLRU[*compiledSchema](schemaCacheSize, schemaCacheBytes)
-	normalizeCache = newLRU[normalized](schemaCacheSize, schemaCacheBytes)
-)
+var schemaCache = newLRU[*compiledSchema](schemaCacheSize, schemaCacheBytes)
 
 // compiledSchema is the outcome of compiling one schema: the schema, or where
 // and why it failed.

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/go-harmony/harmony/internal/o200k"
 	"github.com/go-harmony/harmony/internal/utf8x"
 )
 
@@ -259,16 +260,6 @@ func bytesString(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
-func (h header) message(text string) Message {
-	return Message{
-		Author:      Author{Role: h.role, Name: h.name},
-		Recipient:   h.recipient,
-		Channel:     h.channel,
-		ContentType: h.contentType,
-		Content:     []Content{TextContent{Text: text}},
-	}
-}
-
 // State returns the state of the parser's state machine.
 func (p *StreamParser) State() StreamState { return p.state }
 
@@ -341,3 +332,28 @@ func (p *StreamParser) Messages() []Message { return p.messages }
 // reset. The slice is the parser's own: it is valid until the next call to
 // Process or Reset.
 func (p *StreamParser) Tokens() []Token { return p.tokens }
+
+// wholeUTF8Ranks marks the ranks whose bytes are valid UTF-8 by themselves,
+// so that the parsers can move them into content without checking them again.
+func wholeUTF8Ranks(eng *o200k.Engine) []uint64 {
+	bits := make([]uint64, (eng.NumRanks()+63)/64)
+	for id := range eng.NumRanks() {
+		if utf8.Valid(eng.TokenBytes(uint32(id))) {
+			bits[id/64] |= 1 << (id % 64)
+		}
+	}
+	return bits
+}
+
+// wholeUTF8 returns the bitset of ranks whose bytes are complete UTF-8.
+func (e *Encoding) wholeUTF8() []uint64 {
+	e.wholeOnce.Do(func() { e.whole = wholeUTF8Ranks(e.encoder) })
+	return e.whole
+}
+
+// isWholeUTF8 reports whether t is a rank whose bytes are complete UTF-8, in
+// whole (from wholeUTF8).
+func isWholeUTF8(whole []uint64, t Token) bool {
+	i := int(t) / 64
+	return i < len(whole) && whole[i]&(1<<(t%64)) != 0
+}

@@ -381,19 +381,11 @@ func (p *parser) escapedStr(start, i int) (string, error) {
 			}
 			e := s[i+1]
 			i += 2
+			if c, ok := unescape(e); ok {
+				buf = append(buf, c)
+				break
+			}
 			switch e {
-			case '"', '\\', '/':
-				buf = append(buf, e)
-			case 'b':
-				buf = append(buf, '\b')
-			case 'f':
-				buf = append(buf, '\f')
-			case 'n':
-				buf = append(buf, '\n')
-			case 'r':
-				buf = append(buf, '\r')
-			case 't':
-				buf = append(buf, '\t')
 			case 'u':
 				r, next, err := p.unicodeEscape(i)
 				if err != nil {
@@ -450,25 +442,10 @@ func (p *parser) unicodeEscape(i int) (rune, int, error) {
 }
 
 func (p *parser) hex4(i int) (uint16, bool) {
-	if i+4 > len(p.s) {
+	if i > len(p.s) {
 		return 0, false
 	}
-	var n uint16
-	for _, c := range []byte(p.s[i : i+4]) {
-		var d byte
-		switch {
-		case '0' <= c && c <= '9':
-			d = c - '0'
-		case 'a' <= c && c <= 'f':
-			d = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			d = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		n = n<<4 | uint16(d)
-	}
-	return n, true
+	return hex4(p.s[i:])
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

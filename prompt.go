@@ -1,0 +1,232 @@
+package harmony
+
+// This file writes the text of system and developer messages as the
+// reference does: identity, dates, reasoning effort, tools and channels for a
+// system message; instructions, tools and response formats for a developer
+// message. Tools are rendered as the TypeScript-like declarations the model
+// was trained on. The JSON Schema walk itself lives in internal/schemats,
+// which works on the raw JSON so that the order of properties in the schema
+// is the order in the prompt.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-harmony/harmony/internal/ojson"
+	"github.com/go-harmony/harmony/internal/schemats"
+)
+
+// systemText is the text of a system message: sections joined by a blank
+// line — identity and dates, reasoning effort, tools, channels.
+// It appends to dst, which the caller reuses, so that a warm render (its text
+// found in the cache) allocates nothing.
+func (e *Encoding) systemText(dst []byte, s *SystemContent, functionTools bool) ([]byte, error) {
+	b := &textBuilder{dst}
+	sep := func() {
+		if b.len() > 0 {
+			b.writeString("\n\n")
+		}
+	}
+	top := false
+	line := func(prefix, v string) {
+		if v == "" {
+			return
+		}
+		if top {
+			b.writeByte('\n')
+		}
+		top = true
+		b.writeString(prefix)
+		b.writeString(v)
+	}
+	line("", s.ModelIdentity)
+	line("Knowledge cutoff: ", s.KnowledgeCutoff)
+	line("Current date: ", s.ConversationStartDate)
+	if s.ReasoningEffort != "" {
+		var effort string
+		switch s.ReasoningEffort {
+		case ReasoningLow:
+			effort = "low"
+		case ReasoningMedium:
+			effort = "medium"
+		case ReasoningHigh:
+			effort = "high"
+		default:
+			return dst, fmt.Errorf("%w: reasoning effort %q", ErrUnsupportedContent, s.ReasoningEffort)
+		}
+		sep()
+		b.writeString("Reasoning: ")
+		b.writeString(effort)
+	}
+	if len(s.Tools) > 0 {
+		sep()
+		if err := e.writeToolsSection(b, s.Tools); err != nil {
+			return dst, err
+		}
+	}
+	if cc := s.ChannelConfig; cc != nil && len(cc.ValidChannels) > 0 {
+		sep()
+		b.writeString("# Valid channels: ")
+		for i, c := range cc.ValidChannels {
+			if i > 0 {
+				b.writeString(", ")
+			}
+			b.writeString(c)
+		}
+		b.writeByte('.')
+		if cc.ChannelRequired {
+			b.writeString(" Channel must be included for every message.")
+		}
+		if functionTools {
+			b.writeString("\nCalls to these tools must go to the commentary channel: 'functions'.")
+		}
+	}
+	return b.buf, nil
+}
+
+// developerText appends the text of a developer message: "# Instructions"
+// and the instructions, then the tools, then the response formats.
+func (e *Encoding) developerText(dst []byte, d *DeveloperContent) ([]byte, error) {
+	b := &textBuilder{dst}
+	if d.Instructions != "" {
+		b.writeString("# Instructions\n\n")
+		b.writeString(d.Instructions)
+	}
+	if len(d.Tools) > 0 {
+		if b.len() > 0 {
+			b.writeString("\n\n")
+		}
+		if err := e.writeToolsSection(b, d.Tools); err != nil {
+			return dst, err
+		}
+	}
+	if len(d.ResponseFormats) > 0 {
+		if b.len() > 0 {
+			b.writeString("\n\n")
+		}
+		if err := writeResponseFormats(b, d.ResponseFormats); err != nil {
+			return dst, err
+		}
+	}
+	return b.buf, nil
+}
+
+// textBuilder appends text to a byte slice.
+type textBuilder struct{ buf []byte }
+
+func (b *textBuilder) writeString(s string) { b.buf = append(b.buf, s...) }
+func (b *textBuilder) writeByte(c byte)     { b.buf = append(b.buf, c) }
+func (b *textBuilder) len() int             { return len(b.buf) }
+
+// writeLines writes each line of s, as Rust's str::lines splits it, between
+// prefix and suffix: lines end at "\n", one "\r" before it is removed, and
+// a final "\n" starts no empty last line.
+func (b *textBuilder) writeLines(s, prefix, suffix string) {
+	for s != "" {
+		line, rest, found := strings.Cut(s, "\n")
+		if found {
+			line = strings.TrimSuffix(line, "\r")
+		}
+		b.writeString(prefix)
+		b.writeString(line)
+		b.writeString(suffix)
+		s = rest
+	}
+}
+
+// sortedKeys appends the keys of m to dst, sorted.
+func sortedKeys(dst []string, m map[string]ToolNamespaceConfig) []string {
+	for k := range m {
+		dst = append(dst, k)
+	}
+	slices.Sort(dst)
+	return dst
+}
+
+// writeToolsSection writes the "# Tools" section for the namespaces of tools,
+// in sorted order of their keys.
+func (e *Encoding) writeToolsSection(b *textBuilder, tools map[string]ToolNamespaceConfig) error {
+	b.writeString("# Tools")
+	var keys [8]string
+	for _, key := range sortedKeys(keys[:0], tools) {
+		ns := tools[key]
+		hasTools := len(ns.Tools) > 0
+		b.writeString("\n\n## ")
+		b.writeString(ns.Name)
+		b.writeString("\n")
+		if hasTools {
+			b.writeLines(ns.Description, "\n// ", "")
+		} else {
+			b.writeLines(ns.Description, "\n", "")
+		}
+		if !hasTools {
+			continue
+		}
+		b.writeString("\nnamespace ")
+		b.writeString(ns.Name)
+		b.writeString(" {\n")
+		for _, tool := range ns.Tools {
+			b.writeLines(tool.Description, "\n// ", "")
+			b.writeString("\ntype ")
+			b.writeString(tool.Name)
+			if !noParameters(tool.Parameters) {
+				ts, err := e.typeScript(bytes.TrimSpace(tool.Parameters))
+				if err != nil {
+					return fmt.Errorf("%w: tool %q in namespace %q: %v", ErrInvalidSchema, tool.Name, ns.Name, err)
+				}
+				b.writeString(" = (_: ")
+				b.writeString(ts)
+				b.writeString(") => any;\n")
+			} else {
+				b.writeString(" = () => any;\n")
+			}
+		}
+		b.writeString("\n} // namespace ")
+		b.writeString(ns.Name)
+	}
+	return nil
+}
+
+// writeResponseFormats writes the "# Response Formats" section: per format,
+// "## name", its description as // lines, and the schema as compact JSON in
+// its own key order.
+func writeResponseFormats(b *textBuilder, formats []ResponseFormat) error {
+	b.writeString("# Response Formats")
+	for _, f := range formats {
+		v, err := ojson.Parse(f.Schema)
+		if err != nil {
+			return fmt.Errorf("%w: response format %q: %v", ErrInvalidSchema, f.Name, err)
+		}
+		b.writeString("\n\n## ")
+		b.writeString(f.Name)
+		b.writeString("\n\n")
+		b.writeLines(f.Description, "// ", "\n")
+		b.buf = ojson.AppendCompact(b.buf, v)
+	}
+	return nil
+}
+
+// typeScript returns the TypeScript of a tool's parameter schema, from the
+// encoding's cache when the same schema was rendered before: a server
+// declares the same tools on every request.
+func (e *Encoding) typeScript(schema []byte) (string, error) {
+	if ts, ok := e.typeScripts.GetBytes(schema); ok {
+		return ts, nil
+	}
+	ts, err := schemats.TypeScript(schema)
+	if err != nil {
+		return "", err
+	}
+	e.typeScripts.Put(string(schema), ts, int64(len(ts)))
+	return ts, nil
+}
+
+// noParameters reports whether a tool's parameters say it takes none, as the
+// renderer reads them: nothing, or JSON null.
+func noParameters(p json.RawMessage) bool {
+	p = bytes.TrimSpace(p)
+	return len(p) == 0 || string(p) == "null"
+}
