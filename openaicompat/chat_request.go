@@ -2,7 +2,6 @@ package openaicompat
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/go-harmony/harmony"
 )
@@ -15,34 +14,41 @@ import (
 // the defaults. It calls [ChatCompletionRequest.Validate] first. Errors are
 // [*RequestError]s.
 func (r *ChatCompletionRequest) Conversation(opts *RequestOptions) (harmony.Conversation, error) {
-	if err := r.Validate(); err != nil {
-		return harmony.Conversation{}, err
-	}
-	b := newBuilder(opts, "messages")
-	eff, err := effort(r.ReasoningEffort, "reasoning_effort", reasoningEffort(r.Reasoning), "reasoning.effort")
-	if err != nil {
-		return harmony.Conversation{}, err
-	}
-	tools, err := chatTools(r.Tools, r.ToolChoice)
-	if err != nil {
-		return harmony.Conversation{}, err
-	}
-	formats, err := chatResponseFormat(r.ResponseFormat)
+	set, err := r.settings()
 	if err != nil {
 		return harmony.Conversation{}, err
 	}
 	if len(r.Messages) == 0 {
 		return harmony.Conversation{}, reqErr(-1, "messages", ErrInvalidRequest, "at least one message is required")
 	}
-	for i := range r.Messages {
-		if err := b.chatMessage(i, &r.Messages[i]); err != nil {
-			return harmony.Conversation{}, err
+	b := newBuilder(opts, "messages")
+	return b.build(set, len(r.Messages), func(i int) error { return b.chatMessage(i, &r.Messages[i]) })
+}
+
+// settings validates the request and reads what it says besides its
+// messages.
+func (r *ChatCompletionRequest) settings() (settings, error) {
+	var s settings
+	if err := r.Validate(); err != nil {
+		return s, err
+	}
+	var err error
+	if s.effort, err = effort(r.ReasoningEffort, "reasoning_effort", reasoningEffort(r.Reasoning), "reasoning.effort"); err != nil {
+		return s, err
+	}
+	defs := make([]toolDef, len(r.Tools))
+	for i, t := range r.Tools {
+		defs[i] = toolDef{typ: t.Type, fn: t.Function, fnParam: fmt.Sprintf("tools[%d].function.", i)}
+	}
+	if s.tools, err = functionTools(defs, r.ToolChoice); err != nil {
+		return s, err
+	}
+	if f := r.ResponseFormat; f != nil {
+		if s.formats, err = outputFormat("response_format", "response format", f.Type, f.JSONSchema, "response_format.json_schema"); err != nil {
+			return s, err
 		}
 	}
-	if err := b.requireResults(len(r.Messages), "messages", "at the end of the messages"); err != nil {
-		return harmony.Conversation{}, err
-	}
-	return b.conversation(eff, tools, formats), nil
+	return s, nil
 }
 
 // Validate checks the request's parameters that are not part of the
@@ -66,67 +72,11 @@ func (r *ChatCompletionRequest) Validate() error {
 	return nil
 }
 
-// checkLimit refuses a token limit below 1.
-func checkLimit(param string, limit *int) error {
-	if limit != nil && *limit < 1 {
-		return reqErr(-1, param, ErrInvalidRequest, "%s is %d: it must be at least 1", param, *limit)
-	}
-	return nil
-}
-
 func reasoningEffort(c *ReasoningConfig) string {
 	if c == nil {
 		return ""
 	}
 	return c.Effort
-}
-
-func chatTools(tools []ChatTool, choice *ToolChoice) ([]harmony.ToolDescription, error) {
-	seen := map[string]bool{}
-	out := make([]harmony.ToolDescription, 0, len(tools))
-	for i, t := range tools {
-		p := fmt.Sprintf("tools[%d].", i)
-		if t.Type != "function" {
-			return nil, reqErr(-1, p+"type", ErrInvalidTool, "tool type %q is not supported (only \"function\")", t.Type)
-		}
-		if t.Function == nil {
-			return nil, reqErr(-1, p+"function", ErrInvalidTool, "a function tool needs a function")
-		}
-		d, err := functionTool(p+"function.", t.Function.Name, t.Function.Description, t.Function.Parameters, seen)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	declare, err := toolChoice(choice, "tool_choice", seen)
-	if err != nil || !declare {
-		return nil, err
-	}
-	return out, nil
-}
-
-func chatResponseFormat(f *ResponseFormat) ([]harmony.ResponseFormat, error) {
-	if f == nil {
-		return nil, nil
-	}
-	switch f.Type {
-	case "text", "json_object":
-		// json_object changes nothing in the prompt, as with OpenAI's own
-		// models (which require the messages to ask for JSON): enforcing it
-		// is the sampler's business.
-		return nil, nil
-	case "json_schema":
-		if f.JSONSchema == nil {
-			return nil, reqErr(-1, "response_format.json_schema", ErrInvalidRequest, "a json_schema response format needs json_schema")
-		}
-		s := f.JSONSchema
-		rf, err := schemaFormat("response_format.json_schema.", s.Name, s.Description, s.Schema)
-		if err != nil {
-			return nil, err
-		}
-		return []harmony.ResponseFormat{rf}, nil
-	}
-	return nil, reqErr(-1, "response_format.type", ErrInvalidRequest, "response format %q is not text, json_object or json_schema", f.Type)
 }
 
 // chatMessage adds message i of the request.
@@ -151,7 +101,7 @@ func (b *builder) chatMessage(i int, m *ChatMessage) error {
 	switch m.Role {
 	case "system", "developer":
 		if m.Name != "" {
-			return reqErr(i, b.param(i, "name"), ErrUnsupportedContent,
+			return reqErr(i, b.param(i, "name"), ErrUnsupportedRequestContent,
 				"a name on a %s message cannot be rendered: system and developer messages become the developer message's instructions", m.Role)
 		}
 		text, err := b.chatText(i, m.Content, true)
@@ -174,7 +124,7 @@ func (b *builder) chatMessage(i int, m *ChatMessage) error {
 		}
 		return b.result(i, b.param(i, "tool_call_id"), m.ToolCallID, b.param(i, "name"), m.Name, text)
 	default:
-		return reqErr(i, b.param(i, "role"), ErrUnknownRole, "%q is not system, developer, user, assistant or tool", m.Role)
+		return reqErr(i, b.param(i, "role"), ErrUnknownMessageRole, "%q is not system, developer, user, assistant or tool", m.Role)
 	}
 	return nil
 }
@@ -240,23 +190,17 @@ func (b *builder) chatText(i int, c *Content, required bool) (string, error) {
 	if c.Parts == nil {
 		return c.Text, nil
 	}
-	var sb strings.Builder
-	for j, p := range c.Parts {
-		switch p.Type {
-		case "text":
-			sb.WriteString(p.Text)
-		case "refusal":
-			sb.WriteString(p.Refusal)
-		case "image_url":
-			if b.opts.ImagePlaceholder == "" {
-				return "", reqErr(i, b.param(i, fmt.Sprintf("content[%d]", j)), ErrUnsupportedContent,
-					"gpt-oss reads text only: an image part needs RequestOptions.ImagePlaceholder")
-			}
-			sb.WriteString(b.opts.ImagePlaceholder)
-		default:
-			return "", reqErr(i, b.param(i, fmt.Sprintf("content[%d].type", j)), ErrUnsupportedContent,
-				"content part type %q is not supported", p.Type)
-		}
+	return flatten(b, i, "content", c.Parts, chatPartText, "image_url", "content part type %q is not supported")
+}
+
+// chatPartText returns the type of a content part and, for a text or
+// refusal part, its text.
+func chatPartText(p *ContentPart) (typ, text string, ok bool) {
+	switch p.Type {
+	case "text":
+		return p.Type, p.Text, true
+	case "refusal":
+		return p.Type, p.Refusal, true
 	}
-	return sb.String(), nil
+	return p.Type, "", false
 }

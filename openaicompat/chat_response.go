@@ -14,11 +14,7 @@ import (
 // are [*OutputError]s (a message from a role other than the assistant, when
 // strict).
 func NewChatCompletionResponse(msgs []harmony.Message, s Sampling, opts *ResponseOptions) (*ChatCompletionResponse, error) {
-	a := newChatAcc(opts, false)
-	if err := replay(msgs, a.opts.Lenient, s.Truncated, a); err != nil {
-		return nil, err
-	}
-	return a.response(s), nil
+	return fromMessages(newChatAcc(opts, false), msgs, s)
 }
 
 // ChatCompletionFromTokens is [NewChatCompletionResponse] for the sampled
@@ -28,21 +24,7 @@ func NewChatCompletionResponse(msgs []harmony.Message, s Sampling, opts *Respons
 // output" says: lenient recovery, a header cut off by the token limit, no
 // tokens at all.
 func ChatCompletionFromTokens(enc *harmony.Encoding, tokens []harmony.Token, s Sampling, opts *ResponseOptions) (*ChatCompletionResponse, error) {
-	a := newChatAcc(opts, false)
-	d, err := newDecoder(enc, &a.opts)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range tokens {
-		if err := d.process(t, a); err != nil {
-			return nil, err
-		}
-	}
-	if err := d.finish(a, s.Truncated); err != nil {
-		return nil, err
-	}
-	s = s.withReasoning(d)
-	return a.response(s), nil
+	return fromTokens(enc, newChatAcc(opts, false), tokens, s)
 }
 
 // ChatStreamConverter turns sampled tokens, one at a time, into the chunks of
@@ -58,91 +40,68 @@ func ChatCompletionFromTokens(enc *harmony.Encoding, tokens []harmony.Token, s S
 // After an error every call returns it again. A ChatStreamConverter is not
 // safe for concurrent use.
 type ChatStreamConverter struct {
-	d       *decoder
-	a       *chatAcc
-	started bool
+	c *converter[ChatCompletionChunk, *ChatCompletionResponse, *chatAcc]
 }
 
 // NewChatStreamConverter returns a converter for one completion. A nil opts
 // means the defaults.
 func NewChatStreamConverter(enc *harmony.Encoding, opts *ResponseOptions) (*ChatStreamConverter, error) {
-	a := newChatAcc(opts, true)
-	d, err := newDecoder(enc, &a.opts)
+	c, err := newConverter(enc, newChatAcc(opts, true))
 	if err != nil {
 		return nil, err
 	}
-	return &ChatStreamConverter{d: d, a: a}, nil
+	return &ChatStreamConverter{c: c}, nil
 }
 
 // Process consumes one sampled token and returns the chunks it completes,
 // often none. Malformed output is an [*OutputError] (when strict); chunks
 // returned with an error are still valid.
 func (c *ChatStreamConverter) Process(t harmony.Token) ([]ChatCompletionChunk, error) {
-	c.begin()
-	err := c.d.process(t, c.a)
-	return c.a.take(), err
+	return c.c.process(t)
 }
 
 // Finish ends the stream and returns its last chunks: the rest of the last
 // message, the chunk with the finish reason, and the usage chunk if asked for.
 func (c *ChatStreamConverter) Finish(s Sampling) ([]ChatCompletionChunk, error) {
-	c.begin()
-	if err := c.d.finish(c.a, s.Truncated); err != nil {
-		return c.a.take(), err
-	}
-	s = s.withReasoning(c.d)
-	c.a.chunk(ChatDelta{}, c.a.finishReason(s))
-	if c.a.opts.StreamUsage {
-		u := c.a.usage(s)
-		c.a.out = append(c.a.out, ChatCompletionChunk{ID: c.a.id, Object: "chat.completion.chunk",
-			Created: c.a.created, Model: c.a.opts.Model, Choices: []ChunkChoice{}, Usage: u})
-	}
-	return c.a.take(), nil
+	return c.c.finish(s)
 }
 
 // Messages returns the messages of the output so far, text recovered in
 // lenient mode included. The slice is the converter's own.
-func (c *ChatStreamConverter) Messages() []harmony.Message { return c.d.msgs }
+func (c *ChatStreamConverter) Messages() []harmony.Message { return c.c.d.msgs }
 
 // ReasoningTokens returns the number of tokens processed so far that belong
 // to analysis messages, as Sampling.CountReasoning counts them. After the
 // last Process call it is the count for the whole output.
-func (c *ChatStreamConverter) ReasoningTokens() int { return c.d.reasoningTokens() }
-
-func (c *ChatStreamConverter) begin() {
-	if !c.started {
-		c.started = true
-		c.a.chunk(ChatDelta{Role: "assistant"}, "")
-	}
-}
+func (c *ChatStreamConverter) ReasoningTokens() int { return c.c.d.reasoningTokens() }
 
 // chatAcc builds a chat message from the decoder's events and, when
 // streaming, the chunks that say the same.
 type chatAcc struct {
-	opts      ResponseOptions
-	id        string
-	created   int64
-	ids       idSet
-	stream    bool
+	accBase[ChatCompletionChunk]
 	content   strings.Builder
 	reasoning strings.Builder
 	calls     []ToolCall
 	cur       kind
 	first     bool // no delta of the current message yet
-	out       []ChatCompletionChunk
 }
 
 func newChatAcc(opts *ResponseOptions, stream bool) *chatAcc {
-	a := &chatAcc{ids: idSet{}, stream: stream}
-	if opts != nil {
-		a.opts = *opts
-	}
-	a.id = a.opts.ID
-	if a.id == "" {
-		a.id = "chatcmpl-" + a.opts.newID()
-	}
-	a.created = a.opts.created()
+	a := &chatAcc{}
+	a.init(opts, "chatcmpl-", stream)
 	return a
+}
+
+// streamStart sends the role.
+func (a *chatAcc) streamStart() { a.chunk(ChatDelta{Role: "assistant"}, "") }
+
+// streamEnd sends the finish reason and, if asked for, the usage.
+func (a *chatAcc) streamEnd(s Sampling) {
+	a.chunk(ChatDelta{}, a.finishReason(s))
+	if a.opts.StreamUsage {
+		a.out = append(a.out, ChatCompletionChunk{ID: a.id, Object: "chat.completion.chunk",
+			Created: a.created, Model: a.opts.Model, Choices: []ChunkChoice{}, Usage: a.usage(s)})
+	}
 }
 
 func (a *chatAcc) start(k kind, name string) {
@@ -194,17 +153,11 @@ func (a *chatAcc) delta(text string) {
 	}
 }
 
-func (a *chatAcc) end(string, bool) {}
+func (a *chatAcc) end(bool) {}
 
 func (a *chatAcc) chunk(d ChatDelta, f FinishReason) {
 	a.out = append(a.out, ChatCompletionChunk{ID: a.id, Object: "chat.completion.chunk", Created: a.created,
 		Model: a.opts.Model, Choices: []ChunkChoice{{Delta: d, FinishReason: f}}})
-}
-
-func (a *chatAcc) take() []ChatCompletionChunk {
-	out := a.out
-	a.out = nil
-	return out
 }
 
 func (a *chatAcc) finishReason(s Sampling) FinishReason {

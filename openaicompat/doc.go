@@ -61,9 +61,11 @@
 // result ([ErrMissingToolResult], listing the ids); names match
 // ^[a-zA-Z0-9_-]+$, and a tool message's name is its function's
 // ([ErrInvalidName]). Nothing in the input is dropped silently: an unknown
-// role, item type or part type, a field on a role that has no such field, a
-// name on a system or developer message (which become instructions), an
-// encrypted reasoning item — all are errors. Unknown JSON fields are
+// role ([ErrUnknownMessageRole]) or item type ([ErrUnknownItemType]), a
+// field on a role that has no such field ([ErrInvalidRequest]), an unknown
+// part type, a name on a system or developer message (which become
+// instructions), an encrypted reasoning item
+// ([ErrUnsupportedRequestContent]) — all are errors. Unknown JSON fields are
 // ignored, as OpenAI-compatible servers do. Before the messages, Validate
 // checks the other parameters: n must be 1 ([ErrUnsupportedParameter]),
 // max_tokens, max_completion_tokens and max_output_tokens at least 1, and

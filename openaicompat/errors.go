@@ -13,15 +13,22 @@ var (
 	// ErrInvalidRequest: a required field is missing, empty or of the wrong
 	// shape, or two fields disagree.
 	ErrInvalidRequest = errors.New("invalid request")
-	// ErrUnknownRole: a message role this package does not know (for example
-	// the legacy "function" role). Such messages are never skipped.
-	ErrUnknownRole = errors.New("unknown message role")
+	// ErrUnknownMessageRole: a role of a request's message or input item that
+	// this package does not know (for example the legacy "function" role).
+	// Such messages are never skipped. Its code is "unknown_role". (It is
+	// not harmony.ErrUnknownRole, harmony's error for a role name outside
+	// its five roles.)
+	ErrUnknownMessageRole = errors.New("unknown message role")
 	// ErrUnknownItemType: a Responses input item type this package does not know.
 	ErrUnknownItemType = errors.New("unknown input item type")
-	// ErrUnsupportedContent: a content part gpt-oss cannot read (an image
-	// without RequestOptions.ImagePlaceholder, audio, a file, an unknown part
-	// type), or a field whose value cannot be represented in the prompt.
-	ErrUnsupportedContent = errors.New("unsupported content")
+	// ErrUnsupportedRequestContent: request content the prompt cannot carry:
+	// a content part gpt-oss cannot read (an image without
+	// RequestOptions.ImagePlaceholder, audio, a file, an unknown part type),
+	// or a field whose value cannot be represented in the prompt (a name on
+	// a system or developer message, encrypted reasoning). Its code is
+	// "unsupported_content". (It is not harmony.ErrUnsupportedContent,
+	// harmony's error for a content value it has no rendering for.)
+	ErrUnsupportedRequestContent = errors.New("unsupported content")
 	// ErrUnsupportedParameter: a request parameter this package cannot honour,
 	// such as previous_response_id, which needs server-side storage.
 	ErrUnsupportedParameter = errors.New("unsupported parameter")
@@ -55,18 +62,18 @@ var (
 // codes maps each request sentinel to the machine-readable code of
 // [RequestError].Code.
 var codes = map[error]string{
-	ErrInvalidRequest:          "invalid_request",
-	ErrUnknownRole:             "unknown_role",
-	ErrUnknownItemType:         "unknown_item_type",
-	ErrUnsupportedContent:      "unsupported_content",
-	ErrUnsupportedParameter:    "unsupported_parameter",
-	ErrInvalidName:             "invalid_name",
-	ErrInvalidTool:             "invalid_tool",
-	ErrInvalidToolCall:         "invalid_tool_call",
-	ErrUnknownToolCallID:       "unknown_tool_call_id",
-	ErrDuplicateToolCallID:     "duplicate_tool_call_id",
-	ErrToolCallAlreadyAnswered: "tool_call_already_answered",
-	ErrMissingToolResult:       "missing_tool_result",
+	ErrInvalidRequest:            "invalid_request",
+	ErrUnknownMessageRole:        "unknown_role",
+	ErrUnknownItemType:           "unknown_item_type",
+	ErrUnsupportedRequestContent: "unsupported_content",
+	ErrUnsupportedParameter:      "unsupported_parameter",
+	ErrInvalidName:               "invalid_name",
+	ErrInvalidTool:               "invalid_tool",
+	ErrInvalidToolCall:           "invalid_tool_call",
+	ErrUnknownToolCallID:         "unknown_tool_call_id",
+	ErrDuplicateToolCallID:       "duplicate_tool_call_id",
+	ErrToolCallAlreadyAnswered:   "tool_call_already_answered",
+	ErrMissingToolResult:         "missing_tool_result",
 }
 
 // RequestError reports a request that cannot be turned into a conversation.

@@ -14,11 +14,12 @@ import (
 // This file holds what the two APIs share on the way out: the options, the
 // classification of the model's messages into reasoning, text and tool
 // calls, and the decoder behind both stream converters and the *FromTokens
-// functions. The decoder wraps a harmony.StreamParser and turns its
-// per-token accessors into three events (a message starts, its text grows,
-// it ends) so that each API only has to say what an event looks like on its
-// wire. Both the streamed and the whole-response paths classify messages
-// with the same function, which is what keeps them equal.
+// functions (driven by the converter of converter.go). The decoder wraps a
+// harmony.StreamParser and turns its per-token accessors into three events
+// (a message starts, its text grows, it ends) so that each API only has to
+// say what an event looks like on its wire. Both the streamed and the
+// whole-response paths classify messages with the same function, which is
+// what keeps them equal.
 
 // ResponseOptions control how model output becomes a response. The zero value
 // (and a nil *ResponseOptions) gives random ids, the current time, the
@@ -151,12 +152,13 @@ func classify(role harmony.Role, name, channel, recipient string, lenient bool) 
 	return kindText, "", nil
 }
 
-// sink receives the decoder's events. start and end bracket each message;
-// delta is never called with "".
+// sink receives the decoder's events. start and end bracket each message,
+// whose text is what the deltas between them add up to (end carries no text
+// of its own); delta is never called with "".
 type sink interface {
 	start(k kind, name string)
 	delta(text string)
-	end(text string, cut bool) // cut: the message was ended by the end of a truncated stream
+	end(cut bool) // cut: the message was ended by the end of a truncated stream
 }
 
 // replay sends the events of complete messages, as the decoder would have.
@@ -181,7 +183,7 @@ func emitWhole(s sink, m *harmony.Message, lenient, cut bool) error {
 	if text != "" {
 		s.delta(text)
 	}
-	s.end(text, cut)
+	s.end(cut)
 	return nil
 }
 
@@ -433,7 +435,7 @@ func (d *decoder) sync(s sink, cut bool) error {
 				s.delta(text)
 			}
 		}
-		s.end(text, cut)
+		s.end(cut)
 		d.msgs = append(d.msgs, m)
 	}
 	if d.p.State() != harmony.StateContent {
@@ -491,9 +493,8 @@ func (d *decoder) endJunk(s sink) {
 	if rest := d.junk[d.junkOut:]; len(rest) > 0 {
 		s.delta(lossy(rest))
 	}
-	text := lossy(d.junk)
-	s.end(text, false)
-	d.msgs = append(d.msgs, harmony.NewTextMessage(harmony.RoleAssistant, text))
+	s.end(false)
+	d.msgs = append(d.msgs, harmony.NewTextMessage(harmony.RoleAssistant, lossy(d.junk)))
 }
 
 // completePrefix returns the length of b without a UTF-8 sequence at its end

@@ -36,7 +36,7 @@ type RequestOptions struct {
 	PythonTool  bool
 	// ImagePlaceholder, when set, is the text that stands for each image part
 	// (gpt-oss reads text only). When empty, an image is an error wrapping
-	// [ErrUnsupportedContent].
+	// [ErrUnsupportedRequestContent].
 	ImagePlaceholder string
 	// KeepReasoning keeps every reasoning message of the history. By default
 	// (false), reasoning that comes before the last final answer is dropped,
@@ -57,12 +57,11 @@ type builder struct {
 }
 
 type toolCall struct {
-	id, name    string // as the API names them
-	recipient   string // the harmony recipient, e.g. "functions.get_weather"
-	channel     string
-	index       int // message or item that made the call
-	answeredBy  int // message or item that answered it, or -1
-	answerParam string
+	id, name   string // as the API names them
+	recipient  string // the harmony recipient, e.g. "functions.get_weather"
+	channel    string
+	index      int // message or item that made the call
+	answeredBy int // message or item that answered it, or -1
 }
 
 func newBuilder(opts *RequestOptions, list string) *builder {
@@ -206,9 +205,33 @@ func (b *builder) route(name string) (recipient, channel, contentType string) {
 	return "functions." + name, harmony.ChannelCommentary, json
 }
 
+// settings is what a request says besides its messages: the reasoning
+// effort, the function tools to declare and the response formats.
+type settings struct {
+	effort  harmony.ReasoningEffort
+	tools   []harmony.ToolDescription
+	formats []harmony.ResponseFormat
+}
+
+// build is the loop of both Conversation methods: it adds the n messages or
+// items of the request with add, checks that every tool call has its result
+// at the end, and assembles the conversation.
+func (b *builder) build(s settings, n int, add func(i int) error) (harmony.Conversation, error) {
+	for i := range n {
+		if err := add(i); err != nil {
+			return harmony.Conversation{}, err
+		}
+	}
+	if err := b.requireResults(n, b.list, "at the end of the "+b.list); err != nil {
+		return harmony.Conversation{}, err
+	}
+	return b.conversation(s), nil
+}
+
 // conversation assembles the system message, the developer message and the
 // messages, applying the chain-of-thought rules.
-func (b *builder) conversation(effort harmony.ReasoningEffort, tools []harmony.ToolDescription, formats []harmony.ResponseFormat) harmony.Conversation {
+func (b *builder) conversation(s settings) harmony.Conversation {
+	effort := s.effort
 	sys := harmony.NewSystemContent()
 	if b.opts.ModelIdentity != "" {
 		sys = sys.WithModelIdentity(b.opts.ModelIdentity)
@@ -236,10 +259,10 @@ func (b *builder) conversation(effort harmony.ReasoningEffort, tools []harmony.T
 	msgs = append(msgs, harmony.NewSystemMessage(sys))
 
 	dev := harmony.NewDeveloperContent().WithInstructions(strings.Join(b.instructions, "\n\n"))
-	if len(tools) > 0 {
-		dev = dev.WithFunctionTools(tools...)
+	if len(s.tools) > 0 {
+		dev = dev.WithFunctionTools(s.tools...)
 	}
-	for _, f := range formats {
+	for _, f := range s.formats {
 		dev = dev.WithResponseFormat(f)
 	}
 	if dev.Instructions != "" || len(dev.Tools) > 0 || len(dev.ResponseFormats) > 0 {
@@ -317,6 +340,14 @@ func effort(a, aParam, b, bParam string) (harmony.ReasoningEffort, error) {
 	return out, nil
 }
 
+// checkLimit refuses a token limit below 1.
+func checkLimit(param string, limit *int) error {
+	if limit != nil && *limit < 1 {
+		return reqErr(-1, param, ErrInvalidRequest, "%s is %d: it must be at least 1", param, *limit)
+	}
+	return nil
+}
+
 // validName reports whether s matches ^[a-zA-Z0-9_-]+$ and is at most max
 // bytes long (max 0: no limit).
 func validName(s string, max int) bool {
@@ -332,8 +363,46 @@ func validName(s string, max int) bool {
 	return true
 }
 
-// functionTool validates one function tool definition.
-func functionTool(param, name, description string, parameters json.RawMessage, seen map[string]bool) (harmony.ToolDescription, error) {
+// toolDef is one entry of a request's "tools", as both APIs have it: its
+// type and, for a function tool, the function (nil when the entry has
+// none), whose fields are at the JSON path fnParam ("tools[0].function."
+// in Chat Completions, "tools[0]." in the Responses API).
+type toolDef struct {
+	typ     string
+	fn      *FunctionDefinition
+	fnParam string
+}
+
+// functionTools validates the tools and tool_choice, and returns the tools
+// to declare in the prompt.
+func functionTools(defs []toolDef, choice *ToolChoice) ([]harmony.ToolDescription, error) {
+	seen := map[string]bool{}
+	out := make([]harmony.ToolDescription, 0, len(defs))
+	for i, t := range defs {
+		p := fmt.Sprintf("tools[%d].", i)
+		if t.typ != "function" {
+			return nil, reqErr(-1, p+"type", ErrInvalidTool, "tool type %q is not supported (only \"function\")", t.typ)
+		}
+		if t.fn == nil {
+			return nil, reqErr(-1, p+"function", ErrInvalidTool, "a function tool needs a function")
+		}
+		d, err := functionTool(t.fnParam, t.fn, seen)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	declare, err := toolChoice(choice, "tool_choice", seen)
+	if err != nil || !declare {
+		return nil, err
+	}
+	return out, nil
+}
+
+// functionTool validates one function tool definition, whose fields are at
+// the JSON path prefix param.
+func functionTool(param string, f *FunctionDefinition, seen map[string]bool) (harmony.ToolDescription, error) {
+	name := f.Name
 	if !validName(name, 64) {
 		return harmony.ToolDescription{}, reqErr(-1, param+"name", ErrInvalidTool,
 			"function name %q does not match ^[a-zA-Z0-9_-]{1,64}$", name)
@@ -342,14 +411,14 @@ func functionTool(param, name, description string, parameters json.RawMessage, s
 		return harmony.ToolDescription{}, reqErr(-1, param+"name", ErrInvalidTool, "a second function named %q", name)
 	}
 	seen[name] = true
-	p := bytes.TrimSpace(parameters)
+	p := bytes.TrimSpace(f.Parameters)
 	if len(p) == 0 || bytes.Equal(p, []byte("null")) {
 		p = nil
 	} else if p[0] != '{' {
 		return harmony.ToolDescription{}, reqErr(-1, param+"parameters", ErrInvalidTool,
 			"the parameters of %q must be a JSON Schema object", name)
 	}
-	return harmony.NewToolDescription(name, description, json.RawMessage(p)), nil
+	return harmony.NewToolDescription(name, f.Description, json.RawMessage(p)), nil
 }
 
 // toolChoice validates tool_choice against the tools and reports whether the
@@ -373,14 +442,52 @@ func toolChoice(tc *ToolChoice, param string, seen map[string]bool) (declare boo
 	return false, reqErr(-1, param, ErrInvalidRequest, "tool_choice %q is not auto, none, required or a function", tc.Mode)
 }
 
-// schemaFormat validates a json_schema response format.
-func schemaFormat(param, name, description string, schema json.RawMessage) (harmony.ResponseFormat, error) {
-	if name == "" {
-		return harmony.ResponseFormat{}, reqErr(-1, param+"name", ErrInvalidRequest, "a json_schema response format needs a name")
+// outputFormat reads a response format of type typ, at the JSON path param
+// and called what in errors. "text" and "json_object" change nothing in the
+// prompt, as with OpenAI's own models (which require the messages to ask
+// for JSON): enforcing json_object is the sampler's business. "json_schema"
+// is schema, at the JSON path schemaParam; nil is an error.
+func outputFormat(param, what, typ string, schema *JSONSchema, schemaParam string) ([]harmony.ResponseFormat, error) {
+	switch typ {
+	case "text", "json_object":
+		return nil, nil
+	case "json_schema":
+		if schema == nil {
+			return nil, reqErr(-1, schemaParam, ErrInvalidRequest, "a json_schema response format needs json_schema")
+		}
+		if schema.Name == "" {
+			return nil, reqErr(-1, schemaParam+".name", ErrInvalidRequest, "a json_schema response format needs a name")
+		}
+		s := bytes.TrimSpace(schema.Schema)
+		if len(s) == 0 || s[0] != '{' {
+			return nil, reqErr(-1, schemaParam+".schema", ErrInvalidRequest, "a json_schema response format needs a JSON Schema object")
+		}
+		return []harmony.ResponseFormat{{Name: schema.Name, Description: schema.Description, Schema: json.RawMessage(s)}}, nil
 	}
-	s := bytes.TrimSpace(schema)
-	if len(s) == 0 || s[0] != '{' {
-		return harmony.ResponseFormat{}, reqErr(-1, param+"schema", ErrInvalidRequest, "a json_schema response format needs a JSON Schema object")
+	return nil, reqErr(-1, param+".type", ErrInvalidRequest, "%s %q is not text, json_object or json_schema", what, typ)
+}
+
+// flatten concatenates the text of the content parts of message or item i,
+// at its field field, with no separator. read returns a part's type and,
+// when the part is text, its text and true. A part of type imageType is
+// RequestOptions.ImagePlaceholder, or an error when that is empty; any
+// other part is an error, unsupported its message (a format for the type).
+func flatten[P any](b *builder, i int, field string, parts []P, read func(*P) (typ, text string, ok bool), imageType, unsupported string) (string, error) {
+	var sb strings.Builder
+	for j := range parts {
+		typ, text, ok := read(&parts[j])
+		switch {
+		case ok:
+			sb.WriteString(text)
+		case typ == imageType:
+			if b.opts.ImagePlaceholder == "" {
+				return "", reqErr(i, b.param(i, fmt.Sprintf("%s[%d]", field, j)), ErrUnsupportedRequestContent,
+					"gpt-oss reads text only: an image part needs RequestOptions.ImagePlaceholder")
+			}
+			sb.WriteString(b.opts.ImagePlaceholder)
+		default:
+			return "", reqErr(i, b.param(i, fmt.Sprintf("%s[%d].type", field, j)), ErrUnsupportedRequestContent, unsupported, typ)
+		}
 	}
-	return harmony.ResponseFormat{Name: name, Description: description, Schema: json.RawMessage(s)}, nil
+	return sb.String(), nil
 }

@@ -2,7 +2,7 @@ package openaicompat
 
 import (
 	"fmt"
-	"strings"
+	"slices"
 
 	"github.com/go-harmony/harmony"
 )
@@ -18,53 +18,60 @@ import (
 // stands in only when it has no content. A nil opts means the defaults. It
 // calls [ResponsesRequest.Validate] first. Errors are [*RequestError]s.
 func (r *ResponsesRequest) Conversation(opts *RequestOptions) (harmony.Conversation, error) {
-	if err := r.Validate(); err != nil {
+	set, err := r.settings()
+	if err != nil {
 		return harmony.Conversation{}, err
 	}
 	b := newBuilder(opts, "input")
-	var eff harmony.ReasoningEffort
-	if r.Reasoning != nil {
-		var err error
-		if eff, err = effort(r.Reasoning.Effort, "reasoning.effort", "", ""); err != nil {
-			return harmony.Conversation{}, err
-		}
-	}
-	tools, err := responsesTools(r.Tools, r.ToolChoice)
-	if err != nil {
-		return harmony.Conversation{}, err
-	}
-	formats, err := responsesFormat(r.Text)
-	if err != nil {
-		return harmony.Conversation{}, err
-	}
 	b.instruct(r.Instructions)
 	items := r.Input.Items
 	if items == nil {
 		if r.Input.Text == "" {
 			return harmony.Conversation{}, reqErr(-1, "input", ErrInvalidRequest, "input is required")
 		}
-		if err := b.user(0, "", r.Input.Text); err != nil {
-			return harmony.Conversation{}, err
-		}
-		return b.conversation(eff, tools, formats), nil
+		return b.build(set, 1, func(int) error { return b.user(0, "", r.Input.Text) })
 	}
 	if len(items) == 0 {
 		return harmony.Conversation{}, reqErr(-1, "input", ErrInvalidRequest, "at least one input item is required")
 	}
 	preamble := preambles(items)
-	for i := range items {
-		if err := b.item(i, &items[i], preamble[i]); err != nil {
-			return harmony.Conversation{}, err
-		}
-	}
-	if err := b.requireResults(len(items), "input", "at the end of the input"); err != nil {
-		return harmony.Conversation{}, err
-	}
-	return b.conversation(eff, tools, formats), nil
+	return b.build(set, len(items), func(i int) error { return b.item(i, &items[i], preamble[i]) })
 }
 
-// preambles reports, for each item, whether it is an assistant message that
-// function calls follow within the same turn.
+// settings validates the request and reads what it says besides its input.
+func (r *ResponsesRequest) settings() (settings, error) {
+	var s settings
+	if err := r.Validate(); err != nil {
+		return s, err
+	}
+	var err error
+	if r.Reasoning != nil {
+		if s.effort, err = effort(r.Reasoning.Effort, "reasoning.effort", "", ""); err != nil {
+			return s, err
+		}
+	}
+	defs := make([]toolDef, len(r.Tools))
+	for i, t := range r.Tools {
+		fn := &FunctionDefinition{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
+		defs[i] = toolDef{typ: t.Type, fn: fn, fnParam: fmt.Sprintf("tools[%d].", i)}
+	}
+	var choice *ToolChoice
+	if r.ToolChoice != nil {
+		choice = &ToolChoice{Mode: r.ToolChoice.Mode, Function: r.ToolChoice.Name}
+	}
+	if s.tools, err = functionTools(defs, choice); err != nil {
+		return s, err
+	}
+	if r.Text != nil && r.Text.Format != nil {
+		f := r.Text.Format
+		schema := &JSONSchema{Name: f.Name, Description: f.Description, Schema: f.Schema}
+		if s.formats, err = outputFormat("text.format", "text format", f.Type, schema, "text.format"); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
 // Validate checks the request's parameters that are not part of the
 // conversation: previous_response_id is refused ([ErrUnsupportedParameter]),
 // and max_output_tokens must be at least 1 ([ErrInvalidRequest]). Errors are
@@ -77,6 +84,8 @@ func (r *ResponsesRequest) Validate() error {
 	return checkLimit("max_output_tokens", r.MaxOutputTokens)
 }
 
+// preambles reports, for each item, whether it is an assistant message that
+// function calls follow within the same turn.
 func preambles(items []Item) []bool {
 	out := make([]bool, len(items))
 	callAhead := false
@@ -95,49 +104,6 @@ func preambles(items []Item) []bool {
 	return out
 }
 
-func responsesTools(tools []ResponsesTool, choice *ResponsesToolChoice) ([]harmony.ToolDescription, error) {
-	seen := map[string]bool{}
-	out := make([]harmony.ToolDescription, 0, len(tools))
-	for i, t := range tools {
-		p := fmt.Sprintf("tools[%d].", i)
-		if t.Type != "function" {
-			return nil, reqErr(-1, p+"type", ErrInvalidTool, "tool type %q is not supported (only \"function\")", t.Type)
-		}
-		d, err := functionTool(p, t.Name, t.Description, t.Parameters, seen)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, d)
-	}
-	var tc *ToolChoice
-	if choice != nil {
-		tc = &ToolChoice{Mode: choice.Mode, Function: choice.Name}
-	}
-	declare, err := toolChoice(tc, "tool_choice", seen)
-	if err != nil || !declare {
-		return nil, err
-	}
-	return out, nil
-}
-
-func responsesFormat(t *ResponsesText) ([]harmony.ResponseFormat, error) {
-	if t == nil || t.Format == nil {
-		return nil, nil
-	}
-	f := t.Format
-	switch f.Type {
-	case "text", "json_object":
-		return nil, nil
-	case "json_schema":
-		rf, err := schemaFormat("text.format.", f.Name, f.Description, f.Schema)
-		if err != nil {
-			return nil, err
-		}
-		return []harmony.ResponseFormat{rf}, nil
-	}
-	return nil, reqErr(-1, "text.format.type", ErrInvalidRequest, "text format %q is not text, json_object or json_schema", f.Type)
-}
-
 // item adds input item i.
 func (b *builder) item(i int, it *Item, preamble bool) error {
 	switch it.Type {
@@ -148,7 +114,7 @@ func (b *builder) item(i int, it *Item, preamble bool) error {
 		return b.messageItem(i, it, preamble)
 	case "reasoning":
 		if it.EncryptedContent != "" {
-			return reqErr(i, b.param(i, "encrypted_content"), ErrUnsupportedContent,
+			return reqErr(i, b.param(i, "encrypted_content"), ErrUnsupportedRequestContent,
 				"encrypted reasoning cannot be read: send the reasoning_text content")
 		}
 		parts, field := it.Content, "content"
@@ -193,7 +159,7 @@ func (b *builder) messageItem(i int, it *Item, preamble bool) error {
 		b.say("", text, preamble)
 		return nil
 	}
-	return reqErr(i, b.param(i, "role"), ErrUnknownRole, "%q is not system, developer, user or assistant", it.Role)
+	return reqErr(i, b.param(i, "role"), ErrUnknownMessageRole, "%q is not system, developer, user or assistant", it.Role)
 }
 
 // itemText flattens item content into text: the parts of the text types
@@ -206,28 +172,11 @@ func (b *builder) itemText(i int, field string, c *ItemContent, textTypes ...str
 	if c.Parts == nil {
 		return c.Text, nil
 	}
-	var sb strings.Builder
-parts:
-	for j, p := range c.Parts {
-		for _, t := range textTypes {
-			if p.Type == t {
-				sb.WriteString(p.Text)
-				continue parts
-			}
+	read := func(p *ItemPart) (typ, text string, ok bool) {
+		if p.Type == "refusal" {
+			return p.Type, p.Refusal, true
 		}
-		switch p.Type {
-		case "refusal":
-			sb.WriteString(p.Refusal)
-		case "input_image":
-			if b.opts.ImagePlaceholder == "" {
-				return "", reqErr(i, b.param(i, fmt.Sprintf("%s[%d]", field, j)), ErrUnsupportedContent,
-					"gpt-oss reads text only: an image part needs RequestOptions.ImagePlaceholder")
-			}
-			sb.WriteString(b.opts.ImagePlaceholder)
-		default:
-			return "", reqErr(i, b.param(i, fmt.Sprintf("%s[%d].type", field, j)), ErrUnsupportedContent,
-				"content part type %q is not supported here", p.Type)
-		}
+		return p.Type, p.Text, slices.Contains(textTypes, p.Type)
 	}
-	return sb.String(), nil
+	return flatten(b, i, field, c.Parts, read, "input_image", "content part type %q is not supported here")
 }

@@ -14,31 +14,13 @@ import (
 // response are "incomplete". A nil opts means the defaults. Errors are
 // [*OutputError]s.
 func NewResponse(msgs []harmony.Message, s Sampling, opts *ResponseOptions) (*Response, error) {
-	a := newRespAcc(opts, false)
-	if err := replay(msgs, a.opts.Lenient, s.Truncated, a); err != nil {
-		return nil, err
-	}
-	return a.response(s), nil
+	return fromMessages(newRespAcc(opts, false), msgs, s)
 }
 
 // ResponseFromTokens is [NewResponse] for the sampled tokens themselves,
 // parsed as the [ResponsesStreamConverter] parses them.
 func ResponseFromTokens(enc *harmony.Encoding, tokens []harmony.Token, s Sampling, opts *ResponseOptions) (*Response, error) {
-	a := newRespAcc(opts, false)
-	d, err := newDecoder(enc, &a.opts)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range tokens {
-		if err := d.process(t, a); err != nil {
-			return nil, err
-		}
-	}
-	if err := d.finish(a, s.Truncated); err != nil {
-		return nil, err
-	}
-	s = s.withReasoning(d)
-	return a.response(s), nil
+	return fromTokens(enc, newRespAcc(opts, false), tokens, s)
 }
 
 // ResponsesStreamConverter turns sampled tokens, one at a time, into the
@@ -57,48 +39,30 @@ func ResponseFromTokens(enc *harmony.Encoding, tokens []harmony.Token, s Samplin
 // caller's. After an error every call returns it again. A
 // ResponsesStreamConverter is not safe for concurrent use.
 type ResponsesStreamConverter struct {
-	d       *decoder
-	a       *respAcc
-	started bool
-	ended   bool // Finish succeeded or Fail was called
+	c *converter[ResponseEvent, *Response, *respAcc]
 }
 
 // NewResponsesStreamConverter returns a converter for one response. A nil
 // opts means the defaults.
 func NewResponsesStreamConverter(enc *harmony.Encoding, opts *ResponseOptions) (*ResponsesStreamConverter, error) {
-	a := newRespAcc(opts, true)
-	d, err := newDecoder(enc, &a.opts)
+	c, err := newConverter(enc, newRespAcc(opts, true))
 	if err != nil {
 		return nil, err
 	}
-	return &ResponsesStreamConverter{d: d, a: a}, nil
+	return &ResponsesStreamConverter{c: c}, nil
 }
 
 // Process consumes one sampled token and returns the events it completes,
 // often none. Malformed output is an [*OutputError] (when strict); events
 // returned with an error are still valid.
 func (c *ResponsesStreamConverter) Process(t harmony.Token) ([]ResponseEvent, error) {
-	c.begin()
-	err := c.d.process(t, c.a)
-	return c.a.take(), err
+	return c.c.process(t)
 }
 
 // Finish ends the stream and returns its last events, ending with
 // "response.completed" or, when s.Truncated, "response.incomplete".
 func (c *ResponsesStreamConverter) Finish(s Sampling) ([]ResponseEvent, error) {
-	c.begin()
-	if err := c.d.finish(c.a, s.Truncated); err != nil {
-		return c.a.take(), err
-	}
-	s = s.withReasoning(c.d)
-	r := c.a.response(s)
-	typ := "response.completed"
-	if s.Truncated {
-		typ = "response.incomplete"
-	}
-	c.a.emit(ResponseEvent{Type: typ, Response: r})
-	c.ended = true
-	return c.a.take(), nil
+	return c.c.finish(s)
 }
 
 // Fail ends the stream on err — an error of Process or Finish, or the
@@ -111,89 +75,81 @@ func (c *ResponsesStreamConverter) Finish(s Sampling) ([]ResponseEvent, error) {
 // return an error and Fail returns nil; Fail after a successful Finish
 // returns nil too.
 func (c *ResponsesStreamConverter) Fail(err error) []ResponseEvent {
-	if c.ended {
+	if !c.c.stop() {
 		return nil
 	}
-	c.ended = true
-	c.begin()
-	c.d.done = true
+	c.c.a.streamFail(err)
+	return c.c.a.take()
+}
+
+// Messages returns the messages of the output so far, text recovered in
+// lenient mode included. The slice is the converter's own.
+func (c *ResponsesStreamConverter) Messages() []harmony.Message { return c.c.d.msgs }
+
+// ReasoningTokens returns the number of tokens processed so far that belong
+// to analysis messages, as Sampling.CountReasoning counts them. After the
+// last Process call it is the count for the whole output.
+func (c *ResponsesStreamConverter) ReasoningTokens() int { return c.c.d.reasoningTokens() }
+
+// respAcc builds output items from the decoder's events and, when
+// streaming, the events that say the same.
+type respAcc struct {
+	accBase[ResponseEvent]
+	items []Item
+	cur   kind
+	skip  bool // the current message is reasoning left out
+	open  bool // the current item has not ended
+	buf   strings.Builder
+	seq   int
+}
+
+func newRespAcc(opts *ResponseOptions, stream bool) *respAcc {
+	a := &respAcc{}
+	a.init(opts, "resp_", stream)
+	return a
+}
+
+// streamStart sends "response.created" and "response.in_progress".
+func (a *respAcc) streamStart() {
+	for _, typ := range []string{"response.created", "response.in_progress"} {
+		r := a.envelope()
+		r.Status = "in_progress"
+		a.emit(ResponseEvent{Type: typ, Response: r})
+	}
+}
+
+// streamEnd sends "response.completed", or "response.incomplete" when
+// sampling hit the token limit.
+func (a *respAcc) streamEnd(s Sampling) {
+	typ := "response.completed"
+	if s.Truncated {
+		typ = "response.incomplete"
+	}
+	a.emit(ResponseEvent{Type: typ, Response: a.response(s)})
+}
+
+// streamFail sends the "error" event for err and "response.failed" with
+// the output so far, an item cut off "incomplete".
+func (a *respAcc) streamFail(err error) {
 	obj := NewErrorResponse(err).Error
-	c.a.emit(ResponseEvent{Type: "error", Error: &obj})
-	r := c.a.envelope()
+	a.emit(ResponseEvent{Type: "error", Error: &obj})
+	r := a.envelope()
 	r.Status = "failed"
 	r.Error = &ResponseError{Code: obj.Type, Message: obj.Message}
 	if obj.Code != nil {
 		r.Error.Code = *obj.Code
 	}
-	r.Output = append(r.Output, c.a.items...)
-	if c.a.open {
-		r.Output[len(r.Output)-1] = *c.a.snapshot(c.a.buf.String(), "incomplete", true)
+	r.Output = append(r.Output, a.items...)
+	if a.open {
+		r.Output[len(r.Output)-1] = *a.snapshot(a.buf.String(), "incomplete", true)
 	}
-	c.a.emit(ResponseEvent{Type: "response.failed", Response: r})
-	return c.a.take()
-}
-
-// Messages returns the messages of the output so far, text recovered in
-// lenient mode included. The slice is the converter's own.
-func (c *ResponsesStreamConverter) Messages() []harmony.Message { return c.d.msgs }
-
-// ReasoningTokens returns the number of tokens processed so far that belong
-// to analysis messages, as Sampling.CountReasoning counts them. After the
-// last Process call it is the count for the whole output.
-func (c *ResponsesStreamConverter) ReasoningTokens() int { return c.d.reasoningTokens() }
-
-func (c *ResponsesStreamConverter) begin() {
-	if c.started {
-		return
-	}
-	c.started = true
-	for _, typ := range []string{"response.created", "response.in_progress"} {
-		r := c.a.envelope()
-		r.Status = "in_progress"
-		c.a.emit(ResponseEvent{Type: typ, Response: r})
-	}
-}
-
-// respAcc builds output items from the decoder's events and, when
-// streaming, the events that say the same.
-type respAcc struct {
-	opts    ResponseOptions
-	id      string
-	created int64
-	ids     idSet
-	stream  bool
-	items   []Item
-	cur     kind
-	skip    bool // the current message is reasoning left out
-	open    bool // the current item has not ended
-	buf     strings.Builder
-	seq     int
-	out     []ResponseEvent
-}
-
-func newRespAcc(opts *ResponseOptions, stream bool) *respAcc {
-	a := &respAcc{ids: idSet{}, stream: stream}
-	if opts != nil {
-		a.opts = *opts
-	}
-	a.id = a.opts.ID
-	if a.id == "" {
-		a.id = "resp_" + a.opts.newID()
-	}
-	a.created = a.opts.created()
-	return a
+	a.emit(ResponseEvent{Type: "response.failed", Response: r})
 }
 
 func (a *respAcc) emit(e ResponseEvent) {
 	e.SequenceNumber = a.seq
 	a.seq++
 	a.out = append(a.out, e)
-}
-
-func (a *respAcc) take() []ResponseEvent {
-	out := a.out
-	a.out = nil
-	return out
 }
 
 // partType is the type of the one content part of a reasoning or message
@@ -274,7 +230,7 @@ func (a *respAcc) delta(text string) {
 	a.emit(ResponseEvent{Type: typ, ItemID: a.items[idx].ID, OutputIndex: idx, Delta: text})
 }
 
-func (a *respAcc) end(text string, cut bool) {
+func (a *respAcc) end(cut bool) {
 	if a.skip {
 		return
 	}
@@ -285,7 +241,7 @@ func (a *respAcc) end(text string, cut bool) {
 	}
 	idx := len(a.items) - 1
 	id := a.items[idx].ID
-	text = a.buf.String()
+	text := a.buf.String()
 	a.items[idx] = *a.snapshot(text, status, true)
 	if !a.stream {
 		return

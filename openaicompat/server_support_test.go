@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestValidate(t *testing.T) {
@@ -58,19 +60,16 @@ func TestValidate(t *testing.T) {
 			}{{"Validate", validate}, {"Conversation", convert}} {
 				err := f.fn()
 				if tc.sentinel == nil {
-					if err != nil {
-						t.Errorf("%s: %v", f.name, err)
-					}
+					assert.NoError(t, err, f.name)
 					continue
 				}
 				var re *RequestError
-				if !errors.As(err, &re) {
-					t.Fatalf("%s: %v, want a *RequestError", f.name, err)
-				}
-				if re.MessageIndex != -1 || re.Param != tc.param || re.Code != tc.code ||
-					!errors.Is(err, tc.sentinel) || !strings.Contains(err.Error(), tc.text) {
-					t.Errorf("%s: %#v (%v), want param %q, code %q, %v, %q", f.name, re, err, tc.param, tc.code, tc.sentinel, tc.text)
-				}
+				require.ErrorAs(t, err, &re, f.name)
+				assert.Equal(t, -1, re.MessageIndex, f.name)
+				assert.Equal(t, tc.param, re.Param, f.name)
+				assert.Equal(t, tc.code, re.Code, f.name)
+				assert.ErrorIs(t, err, tc.sentinel, f.name)
+				assert.ErrorContains(t, err, tc.text, f.name)
 			}
 		})
 	}
@@ -256,4 +255,35 @@ func respDetail(u *ResponsesUsage) int {
 		return 0
 	}
 	return u.OutputTokensDetails.ReasoningTokens
+}
+
+// TestRequestSentinels: every request sentinel has a code of its own, and
+// none is (or wraps) one of harmony's sentinels, whose names two of them
+// used to share.
+func TestRequestSentinels(t *testing.T) {
+	byCode := map[string]error{}
+	for err, code := range codes {
+		require.NotEmpty(t, code, "%v", err)
+		assert.NotContains(t, byCode, code, "%v", err)
+		byCode[code] = err
+		assert.NotErrorIs(t, err, harmony.ErrUnknownRole)
+		assert.NotErrorIs(t, err, harmony.ErrUnsupportedContent)
+	}
+	tests := []struct {
+		body     string
+		sentinel error
+		code     string
+	}{
+		{`{"messages":[{"role":"function","content":"x"}]}`, ErrUnknownMessageRole, "unknown_role"},
+		{`{"messages":[{"role":"user","content":[{"type":"input_audio"}]}]}`, ErrUnsupportedRequestContent, "unsupported_content"},
+	}
+	for _, tc := range tests {
+		var req ChatCompletionRequest
+		require.NoError(t, json.Unmarshal([]byte(tc.body), &req))
+		_, err := req.Conversation(nil)
+		var re *RequestError
+		require.ErrorAs(t, err, &re, tc.body)
+		assert.ErrorIs(t, err, tc.sentinel, tc.body)
+		assert.Equal(t, tc.code, re.Code, tc.body)
+	}
 }
