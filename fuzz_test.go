@@ -86,23 +86,26 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		toks := tokensFromBytes(data)
 		for _, role := range []Role{"", RoleAssistant, RoleTool} {
-			for _, lenient := range []bool{false, true} {
-				opts := &ParseOptions{Lenient: lenient}
+			for _, opts := range []*ParseOptions{{}, {Lenient: true}, {Recover: true}, {Recover: true, Namespaces: []string{"container"}}} {
 				batch := batchParse(enc, toks, role, opts)
 				p, err := enc.NewStreamParser(role, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
 				stream, _ := streamParse(enc, p, toks)
+				if opts.Recover && batch.errAt >= 0 {
+					t.Fatalf("role %q %+v: recovery failed at %d", role, *opts, batch.errAt)
+				}
 				if batch.errAt >= 0 {
 					if stream.errAt != batch.errAt {
-						t.Fatalf("role %q lenient %v: stream error at %d, batch at %d", role, lenient, stream.errAt, batch.errAt)
+						t.Fatalf("role %q %+v: stream error at %d, batch at %d", role, *opts, stream.errAt, batch.errAt)
 					}
 					continue
 				}
 				if stream.errAt >= 0 || !reflect.DeepEqual(stream.msgs, batch.msgs) {
-					t.Fatalf("role %q lenient %v: stream %+v != batch %+v", role, lenient, stream, batch)
+					t.Fatalf("role %q %+v: stream %+v != batch %+v", role, *opts, stream, batch)
 				}
+				checkEvents(t, enc, toks, role, opts)
 				for _, m := range batch.msgs {
 					if !utf8.ValidString(m.Text()) {
 						t.Fatalf("invalid UTF-8 in parsed content %q", m.Text())
@@ -111,6 +114,71 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkEvents parses toks again and checks the parser's events against its
+// messages: each message is reported by a start, a header with its fields,
+// deltas that concatenate to its content and an end with its index, in that
+// order, and nothing else is reported.
+func checkEvents(t *testing.T, enc *Encoding, toks []Token, role Role, opts *ParseOptions) {
+	t.Helper()
+	p, err := enc.NewStreamParser(role, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Message
+	var cur *Message
+	var text strings.Builder
+	started := false
+	handle := func(evs []Event) {
+		for _, ev := range evs {
+			switch ev.Kind {
+			case EventMessageStart:
+				if cur != nil { // a start after a start is a header that was dropped
+					t.Fatalf("start inside a message: %+v", evs)
+				}
+				started = true
+			case EventHeader:
+				if !started || cur != nil {
+					t.Fatalf("header without a start: %+v", evs)
+				}
+				cur = &Message{Author: Author{Role: ev.Role, Name: ev.Name}, Recipient: ev.Recipient, Channel: ev.Channel, ContentType: ev.ContentType}
+				text.Reset()
+			case EventDelta:
+				if cur == nil || ev.Text == "" {
+					t.Fatalf("delta outside content or empty: %+v", evs)
+				}
+				text.WriteString(ev.Text)
+			case EventMessageEnd:
+				if cur == nil || ev.Message != len(got) {
+					t.Fatalf("end without a header, or at index %d for message %d", ev.Message, len(got))
+				}
+				cur.Content = []Content{TextContent{Text: text.String()}}
+				got = append(got, *cur)
+				cur, started = nil, false
+			default:
+				t.Fatalf("unknown event %+v", ev)
+			}
+		}
+	}
+	for _, tok := range toks {
+		if p.Process(tok) != nil {
+			return
+		}
+		handle(p.Events())
+	}
+	if p.ProcessEOS() != nil {
+		return
+	}
+	handle(p.Events())
+	if len(got) != len(p.Messages()) {
+		t.Fatalf("events report %d messages, the parser %d", len(got), len(p.Messages()))
+	}
+	for i, m := range p.Messages() {
+		if !reflect.DeepEqual(got[i], m) {
+			t.Fatalf("message %d: events say %+v, parser %+v", i, got[i], m)
+		}
+	}
 }
 
 // FuzzRenderParse checks that an assistant turn rendered by the renderer
@@ -131,11 +199,14 @@ func FuzzRenderParse(f *testing.F) {
 		}
 		ch1, recipient, ch2 = word(ch1), word(recipient), word(ch2)
 		ctype = word(strings.TrimPrefix(ctype, "<|constrain|>"))
-		if recipient == "all" {
+		if recipient == "all" || strings.HasPrefix(recipient, "to=") {
 			recipient = ""
 		}
-		if ch1 == "" {
+		if ch1 == "" || strings.HasPrefix(ch1, "to=") {
 			ch1 = "analysis"
+		}
+		if strings.HasPrefix(ch2, "to=") {
+			ch2 = ""
 		}
 		if strings.HasPrefix(ctype, "to=") || (ctype != "" && recipient == "") {
 			ctype = ""

@@ -14,9 +14,47 @@ type ParseOptions struct {
 	// instead of becoming part of its header. When the parser was told the
 	// role of the first message, that header is kept as a message whose
 	// content is whatever followed the header fields; a later message cut
-	// short is dropped, exactly as the reference drops it
-	// (openaicompat recovers those too).
+	// short is dropped, exactly as the reference drops it. An unknown token
+	// id in content becomes U+FFFD and the rest of the message is kept.
 	Lenient bool
+
+	// Recover turns on recovery of malformed model output, the mode a
+	// server should use. It parses well-formed output exactly as strict
+	// mode does and never fails; where output is malformed it applies
+	// these rules, each in one place:
+	//
+	//   - A <|start|> inside a header or content, or a <|channel|> inside
+	//     content or between messages, starts a new message (after
+	//     <|channel|>, an assistant message): the model forgot an <|end|>
+	//     or a <|start|>assistant.
+	//   - Text between messages starts an assistant message too; if no
+	//     <|message|> follows before a stop token or the end, it was text
+	//     outside any valid header (below).
+	//   - In a header, "to=X" is the recipient, and the first one wins; a
+	//     bare word before the channel is the recipient if it is a valid
+	//     one; a word after the channel that is not "to=…" is the content
+	//     type, as is the word after <|constrain|>.
+	//   - A recipient is valid only if it is functions.NAME, browser.TOOL,
+	//     python, a namespace of Namespaces (alone or with .TOOL), or, for
+	//     a tool's message, assistant; any other is dropped, and a message
+	//     whose only "to=" named something other than the assistant, the
+	//     user or all becomes analysis.
+	//   - A channel other than analysis, commentary and final makes the
+	//     message analysis.
+	//   - Text outside any valid header (a header cut short by a stop token
+	//     or the end of the output, or without a <|message|>) becomes an
+	//     analysis message, never final content, and never a tool call.
+	//   - Special tokens inside content, other than those above and the
+	//     stop tokens, are dropped; an unknown token id becomes U+FFFD and
+	//     the rest of the message is kept; invalid UTF-8 in a header is
+	//     repaired as in content.
+	//
+	// Everything dropped is counted in [StreamParser.Dropped].
+	Recover bool
+
+	// Namespaces are the tool namespaces, besides functions, browser and
+	// python, whose recipients Recover accepts: "ns" or "ns.TOOL".
+	Namespaces []string
 }
 
 // StreamState is the state of the parser's state machine.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func specials(t *testing.T, enc *Encoding, text string) []Token {
@@ -162,17 +163,27 @@ func TestStreamUTF8(t *testing.T) {
 		}
 	})
 	t.Run("unknown id in content", func(t *testing.T) {
+		// Strict: an error at the id's index. The reference instead decodes
+		// nothing after the id and ends the message with one U+FFFD,
+		// silently losing the rest.
+		content := append(enc.EncodeOrdinary("Practice."), 0xFFFFFFFF, 24912)
 		p := newParser()
-		for _, tok := range append(enc.EncodeOrdinary("Practice."), 0xFFFFFFFF, 24912) {
-			if err := p.Process(tok); err != nil {
-				t.Fatal(err)
+		var err error
+		for _, tok := range content {
+			if err = p.Process(tok); err != nil {
+				break
 			}
 		}
-		if err := p.ProcessEOS(); err != nil {
-			t.Fatal(err)
+		var pe *ParseError
+		require.ErrorAs(t, err, &pe)
+		assert.Equal(t, len(start)+len(content)-2, pe.Index)
+		assert.ErrorIs(t, err, ErrUnknownToken)
+		// Lenient and Recover: U+FFFD, and the rest of the message is kept.
+		for _, opts := range []*ParseOptions{{Lenient: true}, {Recover: true}} {
+			got, err := enc.ParseCompletion(append(specials(t, enc, "<|channel|>final<|message|>"), content...), RoleAssistant, opts)
+			require.NoError(t, err)
+			assert.Equal(t, []Message{NewTextMessage(RoleAssistant, "Practice.\uFFFDhello").WithChannel(ChannelFinal)}, got, "%+v", *opts)
 		}
-		want := []Message{NewTextMessage(RoleAssistant, "Practice.\uFFFD")}
-		assert.Equal(t, want, p.Messages())
 	})
 }
 

@@ -1,8 +1,10 @@
 package harmony
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // RenderOptions control how a conversation is rendered. The zero value (and a
@@ -171,6 +173,41 @@ func declaresFunctionTools(cs []Content) bool {
 	return false
 }
 
+// checkHeader refuses header fields that a parser would read as structure:
+// text cannot forge a header any more than it can forge a special token.
+func checkHeader(m *Message) error {
+	ct, _ := strings.CutPrefix(m.ContentType, markerConstrain)
+	for _, f := range [...]struct{ what, v string }{
+		{"name", m.Name}, {"recipient", m.Recipient}, {"channel", m.Channel}, {"content type", ct},
+	} {
+		if err := CheckHeaderField(f.v); err != nil {
+			return fmt.Errorf("%w: %s %q %v", ErrInvalidHeader, f.what, f.v, err)
+		}
+	}
+	return nil
+}
+
+// CheckHeaderField reports why s cannot be a name, recipient, channel or
+// content type in a message header, or nil if it can: white space would end
+// the field, "<|" would read as a special token's text, and a leading "to="
+// as a recipient. The renderer refuses such fields with a [*RenderError]
+// wrapping [ErrInvalidHeader]; servers can check tool-call names with it
+// before they reach the renderer.
+func CheckHeaderField(s string) error {
+	for i, r := range s {
+		if unicode.IsSpace(r) {
+			return fmt.Errorf("has white space at byte %d", i)
+		}
+	}
+	switch {
+	case strings.Contains(s, "<|"):
+		return errors.New(`contains "<|"`)
+	case strings.HasPrefix(s, "to="):
+		return errors.New(`starts with "to="`)
+	}
+	return nil
+}
+
 // renderFlags are the settings that reach every message of a conversation.
 type renderFlags struct {
 	functionTools bool // a developer message declares function tools
@@ -181,6 +218,9 @@ type renderFlags struct {
 // the reference does: token boundaries never cross from the role into the
 // recipient or the channel.
 func (e *Encoding) appendMessage(dst []Token, m *Message, flags renderFlags) ([]Token, error) {
+	if err := checkHeader(m); err != nil {
+		return dst, err
+	}
 	n0 := len(dst)
 	dst = append(dst, TokenStart)
 	if m.Role == RoleTool {

@@ -33,11 +33,13 @@ import (
 // stream ends. After an error the parser's state is that of the reference
 // after the same error; call [StreamParser.Reset] to start over.
 type StreamParser struct {
-	enc      *Encoding
-	whole    []uint64 // enc.wholeUTF8()
-	lenient  bool
-	keepToks bool
-	initial  Role
+	enc        *Encoding
+	whole      []uint64 // enc.wholeUTF8()
+	lenient    bool
+	recover    bool
+	namespaces []string // ParseOptions.Namespaces
+	keepToks   bool
+	initial    Role
 
 	state    StreamState
 	nextRole Role // role of the next header, when the caller told it
@@ -46,15 +48,75 @@ type StreamParser struct {
 	cur      header
 	arena    []byte  // content of every message so far, append-only
 	msgStart int     // where the current message's content starts in arena
-	pending  []byte  // bytes of an incomplete UTF-8 sequence
-	stuck    []Token // tokens after an unknown id, which the reference never decodes
+	pending  []byte // bytes of an incomplete UTF-8 sequence
 	delta    string
 	hasDelta bool
+
+	events     []Event // what the last Process or ProcessEOS did
+	needsStart bool    // the first message's start is still to be reported
+	dropped    int     // what recovery dropped
 
 	messages []Message
 	tokens   []Token
 	index    int
 	errState StreamState // state when the last token arrived, for errors
+}
+
+// EventKind says what happened in a [StreamParser] during one call of
+// Process or ProcessEOS.
+type EventKind uint8
+
+// The events of a stream, in the order they happen to each message: it
+// starts, its header completes, its content grows, it ends.
+const (
+	// EventMessageStart: a message began; its header is being read. For the
+	// first message of a parser told its role, it is reported with the
+	// first token. A start not followed by a header before the next start
+	// was a header the parser dropped (lenient mode drops some headers cut
+	// short, as the reference does).
+	EventMessageStart EventKind = iota + 1
+	// EventHeader: the message's header is complete; the event carries its
+	// fields. Content follows.
+	EventHeader
+	// EventDelta: text was added to the message's content; the event
+	// carries it.
+	EventDelta
+	// EventMessageEnd: the message is complete; the event carries its index
+	// in [StreamParser.Messages].
+	EventMessageEnd
+)
+
+// String returns the event kind's name, such as "MessageStart".
+func (k EventKind) String() string {
+	switch k {
+	case EventMessageStart:
+		return "MessageStart"
+	case EventHeader:
+		return "Header"
+	case EventDelta:
+		return "Delta"
+	case EventMessageEnd:
+		return "MessageEnd"
+	}
+	return fmt.Sprintf("EventKind(%d)", int(k))
+}
+
+// Event is one thing that happened in a stream. Only the fields of its kind
+// are set.
+type Event struct {
+	Kind EventKind
+	// Header fields, for EventHeader.
+	Role        Role
+	Name        string
+	Channel     string
+	Recipient   string
+	ContentType string
+	// Text added to the content, for EventDelta. Like every text the parser
+	// returns, it stays valid after later calls.
+	Text string
+	// Message is the index of the completed message in Messages(), for
+	// EventMessageEnd.
+	Message int
 }
 
 // NewStreamParser returns a parser for a completion. With role set (usually
@@ -70,7 +132,8 @@ func (e *Encoding) newParser(role Role, opts *ParseOptions, keepTokens bool) (*S
 	}
 	p := &StreamParser{enc: e, whole: e.wholeUTF8(), initial: role, keepToks: keepTokens, header: make([]Token, 0, 32)}
 	if opts != nil {
-		p.lenient = opts.Lenient
+		p.lenient, p.recover = opts.Lenient, opts.Recover
+		p.namespaces = append([]string(nil), opts.Namespaces...)
 	}
 	p.Reset()
 	return p, nil
@@ -81,15 +144,18 @@ func (e *Encoding) newParser(role Role, opts *ParseOptions, keepTokens bool) (*S
 func (p *StreamParser) Reset() {
 	p.state = StateExpectStart
 	p.nextRole = p.initial
+	p.needsStart = false
 	if p.initial != "" {
 		p.state = StateHeader
+		p.needsStart = true
 	}
 	p.header = p.header[:0]
 	p.cur = header{}
 	p.arena, p.msgStart = nil, 0
 	p.pending = p.pending[:0]
-	p.stuck = p.stuck[:0]
 	p.delta, p.hasDelta = "", false
+	p.events = p.events[:0]
+	p.dropped = 0
 	p.messages = nil
 	p.tokens = p.tokens[:0]
 	p.index = 0
@@ -103,6 +169,7 @@ func (p *StreamParser) Process(t Token) error {
 	}
 	i := p.index
 	p.index++
+	p.events = p.events[:0]
 	if err := p.step(t, false); err != nil {
 		return &ParseError{Index: i, Token: t, State: p.errState, Err: err}
 	}
@@ -112,6 +179,7 @@ func (p *StreamParser) Process(t Token) error {
 // ProcessEOS ends the stream: a message in progress is completed. The end of
 // the stream inside a header is an error.
 func (p *StreamParser) ProcessEOS() error {
+	p.events = p.events[:0]
 	if err := p.step(0, true); err != nil {
 		return &ParseError{Index: p.index, EOS: true, State: p.errState, Err: err}
 	}
@@ -120,20 +188,40 @@ func (p *StreamParser) ProcessEOS() error {
 
 func (p *StreamParser) step(t Token, eos bool) error {
 	p.errState = p.state
+	if p.needsStart && !eos {
+		p.needsStart = false
+		p.events = append(p.events, Event{Kind: EventMessageStart})
+	}
 	switch p.state {
 	case StateExpectStart:
-		if eos {
-			return nil
-		}
-		if t != TokenStart {
-			return fmt.Errorf("%w: want <|start|>", ErrUnexpectedToken)
-		}
-		p.state = StateHeader
-		p.header = p.header[:0]
-	case StateHeader:
 		switch {
 		case eos:
+			return nil
+		case t == TokenStart:
+			p.beginHeader("")
+		case !p.recover:
+			return fmt.Errorf("%w: want <|start|>", ErrUnexpectedToken)
+		case IsStopToken(t):
+			p.dropped++ // a stray stop token between messages
+		default:
+			// Text or a <|channel|> between messages: a message the model
+			// began without <|start|>assistant.
+			p.beginHeader(RoleAssistant)
+			p.header = append(p.header, t)
+		}
+	case StateHeader:
+		switch {
+		case p.recover && (eos || IsStopToken(t)):
+			p.endHeaderless()
+		case p.recover && t == TokenStart:
+			p.endHeaderless()
+			p.beginHeader("")
+		case eos:
 			return fmt.Errorf("%w: inside a message header", ErrUnexpectedEOS)
+		case t == TokenMessage && p.recover:
+			h, dropped := p.recoverHeader(p.headerTextLossy(), p.nextRole)
+			p.dropped += dropped
+			p.startContent(h)
 		case t == TokenMessage:
 			// As in the reference, a header that fails to parse leaves the
 			// parser waiting for the next <|start|>.
@@ -150,10 +238,7 @@ func (p *StreamParser) step(t Token, eos bool) error {
 			if hasRest {
 				return fmt.Errorf("%w: unexpected %q in the header", ErrInvalidHeader, rest)
 			}
-			p.nextRole = ""
-			p.cur = h
-			p.msgStart = len(p.arena)
-			p.state = StateContent
+			p.startContent(h)
 		case p.lenient && IsStopToken(t):
 			if p.nextRole != "" && len(p.header) > 0 {
 				text, err := p.headerText()
@@ -164,7 +249,7 @@ func (p *StreamParser) step(t Token, eos bool) error {
 				if err != nil {
 					return err
 				}
-				p.messages = append(p.messages, h.message(rest))
+				p.wholeMessage(h, rest)
 			}
 			p.state = StateExpectStart
 			p.nextRole = ""
@@ -172,13 +257,91 @@ func (p *StreamParser) step(t Token, eos bool) error {
 			p.header = append(p.header, t)
 		}
 	case StateContent:
-		if eos || IsStopToken(t) {
+		switch {
+		case eos || IsStopToken(t):
 			p.finishMessage()
-			return nil
+		case p.recover && t == TokenStart:
+			p.finishMessage() // the model forgot the <|end|>
+			p.beginHeader("")
+		case p.recover && t == TokenChannel:
+			p.finishMessage() // the model forgot <|end|><|start|>assistant
+			p.beginHeader(RoleAssistant)
+			p.header = append(p.header, t)
+		case p.recover && IsSpecial(t):
+			p.dropped++ // <|message|>, <|constrain|> or a reserved token in content
+			p.delta, p.hasDelta = "", false
+		default:
+			return p.decodeContent(t)
 		}
-		p.decodeContent(t)
 	}
 	return nil
+}
+
+// beginHeader starts reading a header. role is the message's role when it is
+// known before the header (a recovered message), or "".
+func (p *StreamParser) beginHeader(role Role) {
+	p.state = StateHeader
+	p.nextRole = role
+	p.header = p.header[:0]
+	p.events = append(p.events, Event{Kind: EventMessageStart})
+}
+
+// startContent makes h the header of the message being read.
+func (p *StreamParser) startContent(h header) {
+	p.nextRole = ""
+	p.cur = h
+	p.msgStart = len(p.arena)
+	p.state = StateContent
+	p.events = append(p.events, Event{Kind: EventHeader, Role: h.role, Name: h.name, Channel: h.channel, Recipient: h.recipient, ContentType: h.contentType})
+}
+
+// wholeMessage adds a message of header h and text that was not streamed (a
+// header cut short), reporting its header, its text and its end at once.
+func (p *StreamParser) wholeMessage(h header, text string) {
+	p.startContent(h)
+	start := len(p.arena)
+	p.arena = append(p.arena, text...)
+	if len(p.arena) > start {
+		p.delta, p.hasDelta = bytesString(p.arena[start:]), true
+		p.events = append(p.events, Event{Kind: EventDelta, Text: p.delta})
+	}
+	p.finishMessage()
+}
+
+// endHeaderless ends a header that recovery cannot complete: a stop token,
+// the end of the output or a <|start|> arrived before its <|message|>. Its
+// text, if any, is text outside any valid header: an analysis message.
+func (p *StreamParser) endHeaderless() {
+	role := p.nextRole
+	if role == "" {
+		role = RoleAssistant
+	}
+	text := headerlessText(p.headerTextLossy(), role)
+	if text != "" {
+		p.wholeMessage(header{role: role, channel: ChannelAnalysis}, text)
+	} else if len(p.header) > 0 {
+		p.dropped++
+	}
+	p.state = StateExpectStart
+	p.nextRole = ""
+	p.header = p.header[:0]
+}
+
+// headerTextLossy decodes the header tokens for recovery: unknown ids are
+// skipped and invalid UTF-8 is repaired.
+func (p *StreamParser) headerTextLossy() string {
+	b := p.hdrBuf[:0]
+	for _, t := range p.header {
+		var ok bool
+		if b, ok = p.enc.appendTokenBytes(b, t); !ok {
+			p.dropped++
+		}
+	}
+	p.hdrBuf = b
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return string(utf8x.AppendLossy(nil, b))
 }
 
 // headerText decodes the header tokens, which must be known ids forming valid
@@ -199,20 +362,25 @@ func (p *StreamParser) headerText() (string, error) {
 	return string(b), nil
 }
 
-// decodeContent adds one content token, exactly as the reference does: after
-// an unknown id nothing more is decoded until the message ends; otherwise the
-// valid prefix of the pending bytes becomes content and the delta, and one
-// invalid sequence, if the pending bytes start with one, becomes U+FFFD.
-func (p *StreamParser) decodeContent(t Token) {
+// decodeContent adds one content token, as the reference does: the valid
+// prefix of the pending bytes becomes content and the delta, and one invalid
+// sequence, if the pending bytes start with one, becomes U+FFFD. An unknown
+// id is an error in strict mode; otherwise it becomes U+FFFD (after the
+// pending bytes, repaired) and decoding goes on.
+func (p *StreamParser) decodeContent(t Token) error {
 	p.delta, p.hasDelta = "", false
-	if len(p.stuck) > 0 {
-		p.stuck = append(p.stuck, t)
-		return
-	}
 	b, ok := p.enc.tokenBytes(t)
 	if !ok {
-		p.stuck = append(p.stuck, t)
-		return
+		if !p.lenient && !p.recover {
+			return fmt.Errorf("%w %d in content", ErrUnknownToken, t)
+		}
+		start := len(p.arena)
+		p.arena = utf8x.AppendLossy(p.arena, p.pending)
+		p.arena = append(p.arena, utf8x.Replacement...)
+		p.pending = p.pending[:0]
+		p.delta, p.hasDelta = bytesString(p.arena[start:]), true
+		p.events = append(p.events, Event{Kind: EventDelta, Text: p.delta})
+		return nil
 	}
 	start := len(p.arena)
 	if len(p.pending) == 0 && (isWholeUTF8(p.whole, t) || IsSpecial(t)) {
@@ -231,23 +399,26 @@ func (p *StreamParser) decodeContent(t Token) {
 	}
 	if len(p.arena) > start {
 		p.delta, p.hasDelta = bytesString(p.arena[start:]), true
+		p.events = append(p.events, Event{Kind: EventDelta, Text: p.delta})
 	}
+	return nil
 }
 
 // finishMessage completes the message being read, as the reference does at a
-// stop token or the end of the stream: undecodable tokens become one U+FFFD,
-// then the pending bytes, repaired.
+// stop token or the end of the stream: the pending bytes, repaired, end its
+// content.
 func (p *StreamParser) finishMessage() {
-	if len(p.stuck) > 0 {
-		p.arena = append(p.arena, utf8x.Replacement...)
-	}
+	start := len(p.arena)
 	p.arena = utf8x.AppendLossy(p.arena, p.pending)
+	if len(p.arena) > start {
+		p.events = append(p.events, Event{Kind: EventDelta, Text: bytesString(p.arena[start:])})
+	}
 	p.messages = append(p.messages, p.cur.message(bytesString(p.arena[p.msgStart:])))
+	p.events = append(p.events, Event{Kind: EventMessageEnd, Message: len(p.messages) - 1})
 	p.state = StateExpectStart
 	p.cur = header{}
 	p.msgStart = len(p.arena)
 	p.pending = p.pending[:0]
-	p.stuck = p.stuck[:0]
 	p.delta, p.hasDelta = "", false
 }
 
@@ -317,6 +488,19 @@ func (p *StreamParser) CurrentContent() string {
 	}
 	return ""
 }
+
+// Events returns what the last call of Process or ProcessEOS did, in order:
+// several events when a token ends one message and starts the next, or
+// completes a header cut short. Together they describe every message:
+// start, header, deltas that concatenate to its content, end. The slice is
+// the parser's own and valid until the next call of Process, ProcessEOS or
+// Reset; the texts in it stay valid.
+func (p *StreamParser) Events() []Event { return p.events }
+
+// Dropped returns how many tokens, header words and recipients recovery
+// ([ParseOptions].Recover) has dropped since the parser was created or reset:
+// a count for a server's warnings, zero for well-formed output.
+func (p *StreamParser) Dropped() int { return p.dropped }
 
 // LastContentDelta returns the text the last token added to the content, and
 // false when it added none: outside of content, or when the token's bytes

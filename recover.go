@@ -1,0 +1,210 @@
+package harmony
+
+// This file holds the rules of recovery mode (ParseOptions.Recover): how a
+// header that the reference would misread or refuse is read instead. Real
+// gpt-oss output puts content types where recipients go ("<|channel|>final
+// <|constrain|>json"), addresses the assistant itself ("to=assistant"),
+// repeats "to=" and writes channels that are no channel. Each rule is one
+// line on ParseOptions.Recover; this is their one implementation.
+
+import "strings"
+
+// headerItems splits header text into words at ASCII white space and around
+// the text of special tokens: "<|channel|>" and "<|constrain|>" are items of
+// their own, any other special token's text separates words and is counted
+// as dropped.
+func headerItems(dst []string, s string) (items []string, dropped int) {
+	items = dst
+	word := -1
+	flush := func(end int) {
+		if word >= 0 {
+			items = append(items, s[word:end])
+			word = -1
+		}
+	}
+	for i := 0; i < len(s); {
+		switch s[i] {
+		case ' ', '\t', '\n', '\f', '\r':
+			flush(i)
+			i++
+			continue
+		case '<':
+			if j, k, t := findSpecial(s[:min(len(s), i+maxSpecialLen)], i); j == i {
+				flush(i)
+				switch t {
+				case TokenChannel, TokenConstrain:
+					items = append(items, s[i:k])
+				default:
+					dropped++
+				}
+				i = k
+				continue
+			}
+		}
+		if word < 0 {
+			word = i
+		}
+		i++
+	}
+	flush(len(s))
+	return items, dropped
+}
+
+// recoverHeader reads a complete header (its <|message|> has arrived) by the
+// recovery rules; role is the role the caller told, or "". It cannot fail:
+// what it cannot place is dropped and counted.
+func (p *StreamParser) recoverHeader(s string, role Role) (h header, dropped int) {
+	var buf [16]string
+	items, dropped := headerItems(buf[:0], s)
+	i := 0
+	switch {
+	case role != "":
+		if len(items) > 0 && items[0] == string(role) {
+			i = 1 // the role written again, as after a doubled <|start|>
+		}
+	case len(items) > 0 && Role(items[0]).Valid():
+		role, i = Role(items[0]), 1
+	case len(items) > 1 && !isHeaderMarker(items[0]) && !strings.HasPrefix(items[0], "to="):
+		role, h.name, i = RoleTool, items[0], 1 // a tool's name, as the reference reads it
+	default:
+		role = RoleAssistant
+	}
+	h.role = role
+	afterChannel := false
+	toUnknown := false // a "to=" that names no valid recipient, nor the user
+	for ; i < len(items); i++ {
+		it := items[i]
+		switch {
+		case it == markerChannel:
+			afterChannel = true
+			if i+1 == len(items) || isHeaderMarker(items[i+1]) || h.channel != "" {
+				dropped++
+				continue
+			}
+			i++
+			h.channel = items[i]
+			if !isKnownChannel(h.channel) {
+				h.channel = ChannelAnalysis
+				dropped++
+			}
+		case it == markerConstrain:
+			if i+1 == len(items) || isHeaderMarker(items[i+1]) || h.contentType != "" {
+				dropped++
+				continue
+			}
+			i++
+			h.contentType = markerConstrain + items[i]
+		case strings.HasPrefix(it, "to="):
+			switch r := it[len("to="):]; {
+			case h.recipient == "" && p.validRecipient(role, r):
+				h.recipient = r
+			case h.recipient == "" && !addressesUser(r):
+				toUnknown = true
+				dropped++
+			default:
+				dropped++
+			}
+		case !afterChannel && h.recipient == "" && p.validRecipient(role, it):
+			h.recipient = it // the reference's bare recipient before the channel
+		case afterChannel && h.contentType == "":
+			h.contentType = it // a word after the channel that is not to=
+		default:
+			dropped++
+		}
+	}
+	if toUnknown && h.recipient == "" {
+		// Meant for a tool that is not one: never content, never a call.
+		h.channel = ChannelAnalysis
+	}
+	return h, dropped
+}
+
+// addressesUser reports whether a recipient names the user or the
+// assistant's own answer, as models sometimes write on final messages.
+func addressesUser(r string) bool {
+	return r == "assistant" || r == "user" || r == "all" || r == "final"
+}
+
+// headerlessText returns the text of a header cut short by a stop token, for
+// recovery: the header's words without the role written again and without
+// the channel marker and its word, white space as the model wrote it.
+func headerlessText(s string, role Role) string {
+	s = strings.TrimLeft(s, " \t\n\f\r")
+	if role != "" {
+		if rest, ok := strings.CutPrefix(s, string(role)); ok && (rest == "" || strings.HasPrefix(rest, "<|") || isASCIISpace(rest[0])) {
+			s = rest
+		}
+	}
+	if i := strings.Index(s, markerChannel); i >= 0 {
+		after := s[i+len(markerChannel):]
+		end := strings.IndexFunc(after, func(r rune) bool { return r == '<' || r < 0x80 && isASCIISpace(byte(r)) })
+		if end < 0 {
+			end = len(after)
+		}
+		s = s[:i] + after[end:]
+	}
+	for {
+		i, j, _ := findSpecial(s, 0)
+		if i < 0 {
+			break
+		}
+		s = s[:i] + s[j:]
+	}
+	return strings.Trim(s, " \t\n\f\r")
+}
+
+func isASCIISpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
+}
+
+func isHeaderMarker(s string) bool { return s == markerChannel || s == markerConstrain }
+
+// isKnownChannel reports whether c is a channel recovery accepts; any other
+// channel word makes the message analysis.
+func isKnownChannel(c string) bool {
+	return c == ChannelAnalysis || c == ChannelCommentary || c == ChannelFinal
+}
+
+// validRecipient reports whether r may be the recipient of a message from
+// role in recovery mode: functions.NAME, browser.TOOL, python, a namespace
+// of ParseOptions.Namespaces (alone or with .TOOL), and for a tool message
+// also assistant.
+func (p *StreamParser) validRecipient(role Role, r string) bool {
+	if role == RoleTool && r == "assistant" {
+		return true
+	}
+	if name, ok := strings.CutPrefix(r, "functions."); ok {
+		return isToolName(name)
+	}
+	ns, tool, dotted := strings.Cut(r, ".")
+	if dotted && !isToolName(tool) {
+		return false
+	}
+	switch ns {
+	case "browser":
+		return dotted
+	case "python":
+		return !dotted
+	}
+	for _, n := range p.namespaces {
+		if ns == n && n != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// isToolName reports whether s is a tool name as OpenAI's APIs allow them:
+// ^[a-zA-Z0-9_-]+$.
+func isToolName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
