@@ -46,8 +46,8 @@ type StreamParser struct {
 	header   []Token
 	hdrBuf   []byte // scratch for decoding the header
 	cur      header
-	arena    []byte  // content of every message so far, append-only
-	msgStart int     // where the current message's content starts in arena
+	arena    []byte // content of every message so far, append-only
+	msgStart int    // where the current message's content starts in arena
 	pending  []byte // bytes of an incomplete UTF-8 sequence
 	delta    string
 	hasDelta bool
