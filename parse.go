@@ -99,6 +99,7 @@ func (e *Encoding) ParseCompletion(tokens []Token, role Role, opts *ParseOptions
 		}
 	}
 	p.arena = make([]byte, 0, size+3)
+	p.noEvents = true
 	for _, t := range tokens {
 		if err := p.Process(t); err != nil {
 			return nil, err

@@ -53,6 +53,7 @@ type StreamParser struct {
 	hasDelta bool
 
 	events     []Event // what the last Process or ProcessEOS did
+	noEvents   bool    // ParseCompletion: nobody reads the events
 	needsStart bool    // the first message's start is still to be reported
 	dropped    int     // what recovery dropped
 
@@ -190,7 +191,7 @@ func (p *StreamParser) step(t Token, eos bool) error {
 	p.errState = p.state
 	if p.needsStart && !eos {
 		p.needsStart = false
-		p.events = append(p.events, Event{Kind: EventMessageStart})
+		p.emit(Event{Kind: EventMessageStart})
 	}
 	switch p.state {
 	case StateExpectStart:
@@ -277,13 +278,20 @@ func (p *StreamParser) step(t Token, eos bool) error {
 	return nil
 }
 
+// emit records an event of the current call.
+func (p *StreamParser) emit(ev Event) {
+	if !p.noEvents {
+		p.events = append(p.events, ev)
+	}
+}
+
 // beginHeader starts reading a header. role is the message's role when it is
 // known before the header (a recovered message), or "".
 func (p *StreamParser) beginHeader(role Role) {
 	p.state = StateHeader
 	p.nextRole = role
 	p.header = p.header[:0]
-	p.events = append(p.events, Event{Kind: EventMessageStart})
+	p.emit(Event{Kind: EventMessageStart})
 }
 
 // startContent makes h the header of the message being read.
@@ -292,7 +300,7 @@ func (p *StreamParser) startContent(h header) {
 	p.cur = h
 	p.msgStart = len(p.arena)
 	p.state = StateContent
-	p.events = append(p.events, Event{Kind: EventHeader, Role: h.role, Name: h.name, Channel: h.channel, Recipient: h.recipient, ContentType: h.contentType})
+	p.emit(Event{Kind: EventHeader, Role: h.role, Name: h.name, Channel: h.channel, Recipient: h.recipient, ContentType: h.contentType})
 }
 
 // wholeMessage adds a message of header h and text that was not streamed (a
@@ -303,7 +311,7 @@ func (p *StreamParser) wholeMessage(h header, text string) {
 	p.arena = append(p.arena, text...)
 	if len(p.arena) > start {
 		p.delta, p.hasDelta = bytesString(p.arena[start:]), true
-		p.events = append(p.events, Event{Kind: EventDelta, Text: p.delta})
+		p.emit(Event{Kind: EventDelta, Text: p.delta})
 	}
 	p.finishMessage()
 }
@@ -379,7 +387,7 @@ func (p *StreamParser) decodeContent(t Token) error {
 		p.arena = append(p.arena, utf8x.Replacement...)
 		p.pending = p.pending[:0]
 		p.delta, p.hasDelta = bytesString(p.arena[start:]), true
-		p.events = append(p.events, Event{Kind: EventDelta, Text: p.delta})
+		p.emit(Event{Kind: EventDelta, Text: p.delta})
 		return nil
 	}
 	start := len(p.arena)
@@ -399,7 +407,7 @@ func (p *StreamParser) decodeContent(t Token) error {
 	}
 	if len(p.arena) > start {
 		p.delta, p.hasDelta = bytesString(p.arena[start:]), true
-		p.events = append(p.events, Event{Kind: EventDelta, Text: p.delta})
+		p.emit(Event{Kind: EventDelta, Text: p.delta})
 	}
 	return nil
 }
@@ -411,10 +419,10 @@ func (p *StreamParser) finishMessage() {
 	start := len(p.arena)
 	p.arena = utf8x.AppendLossy(p.arena, p.pending)
 	if len(p.arena) > start {
-		p.events = append(p.events, Event{Kind: EventDelta, Text: bytesString(p.arena[start:])})
+		p.emit(Event{Kind: EventDelta, Text: bytesString(p.arena[start:])})
 	}
 	p.messages = append(p.messages, p.cur.message(bytesString(p.arena[p.msgStart:])))
-	p.events = append(p.events, Event{Kind: EventMessageEnd, Message: len(p.messages) - 1})
+	p.emit(Event{Kind: EventMessageEnd, Message: len(p.messages) - 1})
 	p.state = StateExpectStart
 	p.cur = header{}
 	p.msgStart = len(p.arena)
