@@ -42,9 +42,17 @@
 // token, the current role, channel, recipient, content type, the content so far
 // and the last content delta; a UTF-8 character split across tokens is held back
 // until it is complete. Both run the same state machine (expect start, header,
-// content), so they cannot disagree. Parsing is strict by default;
-// [ParseOptions].Lenient recovers a header cut short by a stop token as a
-// message, as the reference's non-strict mode does.
+// content), so they cannot disagree. After each token,
+// [StreamParser.Events] says what it did — a message started, its header
+// completed, its content grew, it ended — so that a server is driven by
+// events, the shape of x/net/html's tokenizer.
+//
+// Parsing is strict by default, as the reference's is; [ParseOptions].Lenient
+// recovers a header cut short by a stop token as a message, as the
+// reference's non-strict mode does. [ParseOptions].Recover is for servers:
+// it never fails, and reads the malformed output real gpt-oss models write
+// by rules listed on the option, choosing reasoning over final content
+// wherever it must guess, so that chain of thought never becomes the answer.
 //
 // Errors are typed ([*ParseError], [*RenderError], [*DecodeError],
 // [*EncodeError], [*JSONError], [*SchemaError]), wrap sentinel errors usable
@@ -62,8 +70,12 @@
 //
 // Messages and conversations marshal to and from the reference's JSON, so a
 // conversation saved by the Python library loads here and back. Rendering and
-// parsing match the reference exactly, quirks included. The differences are in
-// API shape only; README.md lists them.
+// parsing match the reference exactly, quirks included, with two deliberate
+// exceptions where the reference goes silently wrong: a name, recipient,
+// channel or content type that would read as header structure is a render
+// error (the reference renders it, forging a header), and an unknown token id
+// in content is a parse error (the reference drops the rest of the message).
+// The other differences are in API shape only; README.md lists them.
 //
 // # Related packages
 //

@@ -5,8 +5,8 @@
 // Usage:
 //
 //	harmony render [--mode completion|conversation|training] [--role ROLE] [--keep-analysis] [--text]
-//	harmony parse  [--role ROLE|none] [--lenient]
-//	harmony stream [--role ROLE|none] [--lenient]
+//	harmony parse  [--role ROLE|none] [--lenient] [--recover]
+//	harmony stream [--role ROLE|none] [--lenient] [--recover]
 //	harmony encode [--special]
 //	harmony count  [--special]
 //	harmony decode
@@ -38,7 +38,8 @@
 // JSON array of messages in the reference's JSON. --role ROLE says that the
 // tokens start right after a rendered "<|start|>ROLE" (inside the first
 // header); the default, none, means they start at a <|start|>. --lenient turns
-// on the reference's non-strict mode.
+// on the reference's non-strict mode, --recover the recovery of malformed
+// model output that servers use (harmony.ParseOptions.Recover).
 //
 // stream reads a JSON array of token ids, feeds them one at a time to a
 // stream parser (flags as for parse) and writes
@@ -131,13 +132,13 @@ var commands = map[string]command{
 		setup: setupRender,
 	},
 	"parse": {
-		synopsis: "parse [--role ROLE|none] [--lenient]\n\n" +
+		synopsis: "parse [--role ROLE|none] [--lenient] [--recover]\n\n" +
 			"Reads one JSON array of token ids per line and writes the parsed messages as a\n" +
 			"JSON array. Blank lines are skipped.",
 		setup: setupParse,
 	},
 	"stream": {
-		synopsis: "stream [--role ROLE|none] [--lenient]\n\n" +
+		synopsis: "stream [--role ROLE|none] [--lenient] [--recover]\n\n" +
 			"Reads one JSON array of token ids per line, feeds them to a stream parser and\n" +
 			"writes {\"steps\":[...],\"messages\":[...]} (plus \"error\":{\"index\":k,\"message\":...}\n" +
 			"when token k, or the end of the stream at k = number of tokens, is rejected).\n" +
@@ -312,17 +313,20 @@ func setupRender(fs *flag.FlagSet) func(*cli) error {
 }
 
 // parseFlags registers the flags of parse and stream.
-func parseFlags(fs *flag.FlagSet) (role *roleValue, lenient *bool) {
+func parseFlags(fs *flag.FlagSet) (role *roleValue, opts func() *harmony.ParseOptions) {
 	role = &roleValue{allowNone: true}
 	fs.Var(role, "role", "the `ROLE` whose header the tokens start in, right after \"<|start|>ROLE\";\nnone (the default) when they start at <|start|>")
-	lenient = fs.Bool("lenient", false, "parse in the reference's non-strict mode")
-	return role, lenient
+	lenient := fs.Bool("lenient", false, "parse in the reference's non-strict mode")
+	recover := fs.Bool("recover", false, "recover malformed model output, as a server does (never fails)")
+	return role, func() *harmony.ParseOptions {
+		return &harmony.ParseOptions{Lenient: *lenient, Recover: *recover}
+	}
 }
 
 func setupParse(fs *flag.FlagSet) func(*cli) error {
-	role, lenient := parseFlags(fs)
+	role, parseOpts := parseFlags(fs)
 	return func(c *cli) error {
-		opts := &harmony.ParseOptions{Lenient: *lenient}
+		opts := parseOpts()
 		return c.eachLine(func(line []byte) (any, error) {
 			toks, err := parseIDs(line)
 			if err != nil {
@@ -343,9 +347,9 @@ type streamError struct {
 }
 
 func setupStream(fs *flag.FlagSet) func(*cli) error {
-	role, lenient := parseFlags(fs)
+	role, parseOpts := parseFlags(fs)
 	return func(c *cli) error {
-		p, err := c.enc.NewStreamParser(role.role, &harmony.ParseOptions{Lenient: *lenient})
+		p, err := c.enc.NewStreamParser(role.role, parseOpts())
 		if err != nil {
 			return err
 		}

@@ -412,6 +412,24 @@ func TestParseLiteral(t *testing.T) {
 	}
 }
 
+// TestRecoverFlag checks that --recover reads what strict parsing refuses:
+// text with no header becomes analysis, never the answer.
+func TestRecoverFlag(t *testing.T) {
+	in := "[15390,23045,11,889,357,8535,1652,483,484,13,200007]\n" // "I'm sorry, but I can't help with that.<|end|>"
+	code, out, _ := runCLI(t, in, "parse", "--role", "assistant", "--recover")
+	if code != 0 || out != `[{"role":"assistant","content":"I'm sorry, but I can't help with that.","channel":"analysis"}]`+"\n" {
+		t.Errorf("--recover: exit %d, %q", code, out)
+	}
+	code, out, _ = runCLI(t, in, "parse", "--role", "assistant")
+	if code != 1 || !strings.HasPrefix(out, `{"error":"harmony: parse: at end of stream`) {
+		t.Errorf("strict: exit %d, %q", code, out)
+	}
+	code, out, _ = runCLI(t, in, "stream", "--role", "assistant", "--recover")
+	if code != 0 || !strings.HasSuffix(out, `"messages":[{"role":"assistant","content":"I'm sorry, but I can't help with that.","channel":"analysis"}]}`+"\n") {
+		t.Errorf("stream --recover: exit %d, %q", code, out)
+	}
+}
+
 func TestEncodeCountDecode(t *testing.T) {
 	text := "Grüße, 世界! 🌍🚀 naïve café\n\ttabs  and <|start|> too\n"
 	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
