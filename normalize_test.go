@@ -199,9 +199,6 @@ func TestNormalizeSchemaClients(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := (DeveloperContent{ResponseFormats: []ResponseFormat{{Name: "in", Schema: in}}}).ValidateSchemas(); err != nil {
-				t.Fatalf("the client's schema is not valid: %v", err)
-			}
 			out, err := NormalizeSchema(in)
 			if err != nil {
 				t.Fatal(err)
@@ -220,10 +217,8 @@ func TestNormalizeSchemaClients(t *testing.T) {
 			if again, _ := NormalizeSchema(out); !bytes.Equal(again, out) {
 				t.Errorf("not a fixed point:\n%s\n%s", out, again)
 			}
-			// The normalized schema is still a valid JSON Schema.
-			if err := (DeveloperContent{ResponseFormats: []ResponseFormat{{Name: "out", Schema: out}}}).ValidateSchemas(); err != nil {
-				t.Errorf("normalized schema is not valid: %v", err)
-			}
+			// jsonschema.TestRealSchemasAccepted checks that the client's
+			// schemas and their normalized forms are valid JSON Schemas.
 		})
 	}
 	if n < 3 {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -686,6 +687,25 @@ func TestBinary(t *testing.T) {
 		`[{"role":"user","content":"hi"}]` + "\n"
 	if out.String() != want || renderErrs.Len() != 0 || parseErrs.Len() != 0 {
 		t.Errorf("got %q, stderr %q %q; want %q", out.String(), renderErrs.String(), parseErrs.String(), want)
+	}
+
+	// Start-up initialises nothing it does not use: no schema validator
+	// (harmony/jsonschema is a package of its own), no tiktoken-go.
+	count := exec.Command(bin, "count")
+	count.Stdin = strings.NewReader("")
+	count.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var trace bytes.Buffer
+	count.Stderr = &trace
+	if out, err := count.Output(); err != nil || string(out) != "0\n" {
+		t.Errorf("count of nothing: %q, %v", out, err)
+	}
+	if !strings.Contains(trace.String(), "init github.com/go-harmony/harmony @") {
+		t.Errorf("no init trace of the harmony package:\n%s", trace.String())
+	}
+	for _, heavy := range []string{"jsonschema", "tiktoken", "regexp2"} {
+		if strings.Contains(trace.String(), heavy) {
+			t.Errorf("harmony count initialises %s:\n%s", heavy, trace.String())
+		}
 	}
 
 	// Exit statuses of the real process.

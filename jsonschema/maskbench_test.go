@@ -1,0 +1,150 @@
+package jsonschema
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/ojson"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// maskbenchPath is JSONSchemaBench's 11,305 real schemas, outside this
+// repository; the tests that read it skip when it is missing. They check
+// every 16th schema; HARMONY_MASKBENCH=all checks them all.
+const maskbenchPath = "../../shared/maskbench/maskbench.jsonl.gz"
+
+type maskbenchEntry struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Tests  []struct {
+		Data json.RawMessage `json:"data"`
+	} `json:"tests"`
+}
+
+func loadMaskbench(t testing.TB) []maskbenchEntry {
+	f, err := os.Open(maskbenchPath)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	sc := bufio.NewScanner(z)
+	sc.Buffer(nil, 64<<20)
+	var out []maskbenchEntry
+	for i := 0; sc.Scan(); i++ {
+		if i%16 != 0 && os.Getenv("HARMONY_MASKBENCH") != "all" {
+			continue
+		}
+		var e maskbenchEntry
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &e))
+		out = append(out, e)
+	}
+	require.NoError(t, sc.Err())
+	return out
+}
+
+// exponentialInMaskbench are the real schemas the budget refuses: each
+// validates some value nested 6 to 14 levels deep with more than 10,000
+// evaluations at one location, through mutually recursive definitions
+// under an anyOf or oneOf (BaseNode.next, for one, is an anyOf of six kinds
+// of node that all have a "next": 6^d evaluations at depth d).
+var exponentialInMaskbench = []string{
+	"Github_easy---o37786", "Github_easy---o37787", "Github_easy---o37788", "Github_hard---o13029",
+	"Github_hard---o67291", "Github_hard---o82273", "Github_hard---o90895", "Github_medium---o58661",
+	"Github_ultra---o48404", "Handwritten---notnames10", "Handwritten---notnames9",
+	"JsonSchemaStore---hayson-json-schema", "JsonSchemaStore---yippee-ki-json_config_schema",
+}
+
+// TestMaskbench compiles real schemas and validates their test values:
+// only the known exponential schemas are refused as too complex, and no
+// call takes long.
+func TestMaskbench(t *testing.T) {
+	entries := loadMaskbench(t)
+	v := New(&Options{CacheBytes: 256 << 20})
+	var refused []string
+	limited, shallow := 0, 0
+	for _, e := range entries {
+		tool := harmony.NewToolDescription("f", "", e.Schema)
+		start := time.Now()
+		c := v.compile(e.Schema)
+		assert.Less(t, time.Since(start), callCeiling, e.Name)
+		if errors.Is(c.err, ErrSchemaTooComplex) {
+			refused = append(refused, e.Name)
+			continue
+		}
+		if c.err != nil {
+			continue
+		}
+		if c.maxDepth >= 0 {
+			// Past the budget only deeper than minNesting; past the scope
+			// (deep recursion) 11 levels deep at the shallowest.
+			limited++
+			if c.maxDepth < 32 {
+				shallow++
+			}
+			if strings.Contains(c.depthWhy, "evaluations at one location") {
+				assert.GreaterOrEqual(t, c.maxDepth, minNesting-1, e.Name)
+			} else {
+				assert.GreaterOrEqual(t, c.maxDepth, 11, e.Name)
+			}
+		}
+		for _, tc := range e.Tests {
+			start := time.Now()
+			err := v.ValidateToolArguments(tool, string(tc.Data))
+			assert.Less(t, time.Since(start), callCeiling, e.Name)
+			var ve *ValidationError
+			if err != nil && !errors.As(err, &ve) {
+				assert.ErrorIs(t, err, ErrSchemaTooComplex, e.Name)
+				// Only values deeper than the limit are refused.
+				val, perr := decodeInstance(string(tc.Data))
+				require.NoError(t, perr)
+				assert.Greater(t, nesting(val, c.maxDepth), c.maxDepth, e.Name)
+			}
+		}
+	}
+	for _, name := range refused {
+		assert.Contains(t, exponentialInMaskbench, name, "refused as too complex")
+	}
+	t.Logf("%d schemas: %d refused as too complex, %d accepted with a depth limit (%d of them below 32 levels)", len(entries), len(refused), limited, shallow)
+}
+
+// TestMaskbenchSplit compiles the real schemas that can be split both ways:
+// same errors, same violations.
+func TestMaskbenchSplit(t *testing.T) {
+	entries := loadMaskbench(t)
+	n := 0
+	for _, e := range entries {
+		v, err := decodeSchema(e.Schema)
+		if err != nil {
+			continue
+		}
+		plan, ok := planSplit(v)
+		if !ok {
+			continue
+		}
+		if _, _, total := compileSteps(plan.docs, true); total > maxSubschemas {
+			continue
+		}
+		doc, err := ojson.Parse(e.Schema)
+		require.NoError(t, err)
+		n++
+		whole := compileWhole(e.Schema, doc, DefaultMaxEvaluations)
+		split := compileSplit(e.Schema, doc, plan, DefaultMaxEvaluations)
+		var values []string
+		for _, tc := range e.Tests {
+			values = append(values, string(tc.Data))
+		}
+		t.Run(e.Name, func(t *testing.T) { assertSameOutcome(t, whole, split, values...) })
+	}
+	t.Logf("%d schemas compiled both ways", n)
+	assert.Positive(t, n)
+}

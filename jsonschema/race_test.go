@@ -1,0 +1,7 @@
+//go:build race
+
+package jsonschema
+
+// raceEnabled tells the tests that measure the heap to skip: under the race
+// detector they are slow and prove nothing more.
+const raceEnabled = true

@@ -1,0 +1,367 @@
+package jsonschema
+
+// This file gives the compiler the root "$defs" and "definitions" of a draft
+// 2020-12 schema as documents of their own.
+//
+// Why: for draft 2020-12, jsonschema/v5 looks for "$dynamicAnchor"s each
+// time it compiles a subschema by scanning every subschema of the document
+// that holds it ((*Compiler).compileDynamicAnchors calls
+// (*resource).listResources), so compiling a document of n subschemas costs
+// n² steps: 10,000 definitions, each referenced once, take seconds. The scan
+// only ever looks inside one document, so compiling each definition as a
+// document of its own costs the sum of the squares of the documents' sizes
+// instead: definitions, however many, add linearly.
+//
+// The split is only made when it cannot change what the schema means or how
+// its errors read: the root is a draft 2020-12 schema, no subschema has an
+// "$id", an anchor, a dynamic or recursive reference or a "$schema" of its
+// own, and every "$ref" is a JSON pointer that resolves, inside the
+// document, to a subschema the compiler knows as one. References are then
+// rewritten to name the document that now holds their target, and the
+// locations the compiler reports are mapped back to pointers into the
+// original schema (see docMap).
+
+import (
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-harmony/harmony/internal/schemanorm"
+)
+
+// position is how a keyword's value holds subschemas.
+type position uint8
+
+const (
+	posNone   position = iota
+	posSchema          // one schema
+	posList            // an array of schemas, or one schema
+	posMap             // an object whose member values are schemas
+)
+
+// keywordPos tells how the value of a keyword holds subschemas in any draft
+// jsonschema/v5 knows, as its (*Draft).listSubschemas does.
+func keywordPos(kw string) position {
+	switch kw {
+	case "$defs", "definitions", "properties", "patternProperties", "dependentSchemas", "dependencies":
+		return posMap
+	case "not", "additionalProperties", "additionalItems", "propertyNames", "contains", "if", "then", "else",
+		"unevaluatedProperties", "unevaluatedItems", "contentSchema":
+		return posSchema
+	case "allOf", "anyOf", "oneOf", "items", "prefixItems":
+		return posList
+	}
+	return posNone
+}
+
+// eachSchema calls fn for every schema position of the decoded document v
+// (v first, then its subschemas in no particular order), objects and
+// booleans alike. fn returns false to stop the walk; eachSchema reports
+// whether it ran to the end.
+func eachSchema(v any, fn func(v any) bool) bool {
+	if !fn(v) {
+		return false
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return true
+	}
+	for k, c := range m {
+		switch keywordPos(k) {
+		case posSchema:
+			if isSchema(c) && !eachSchema(c, fn) {
+				return false
+			}
+		case posList:
+			if arr, ok := c.([]any); ok {
+				for _, e := range arr {
+					if isSchema(e) && !eachSchema(e, fn) {
+						return false
+					}
+				}
+			} else if isSchema(c) && !eachSchema(c, fn) {
+				return false
+			}
+		case posMap:
+			if mm, ok := c.(map[string]any); ok {
+				for _, e := range mm {
+					if isSchema(e) && !eachSchema(e, fn) {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return true
+}
+
+// isSchema reports whether a decoded value can be a schema.
+func isSchema(v any) bool {
+	switch v.(type) {
+	case map[string]any, bool:
+		return true
+	}
+	return false
+}
+
+// isSchemaAt reports whether the canonical JSON pointer ptr names a schema
+// position of the decoded document v (one eachSchema visits).
+func isSchemaAt(v any, ptr string) bool {
+	if ptr == "" {
+		return isSchema(v)
+	}
+	toks := strings.Split(ptr[1:], "/")
+	for i := 0; i < len(toks); i++ {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return false
+		}
+		c, ok := m[unescapeToken(toks[i])]
+		if !ok {
+			return false
+		}
+		switch keywordPos(unescapeToken(toks[i])) {
+		case posSchema:
+		case posList:
+			if arr, isArr := c.([]any); isArr {
+				if i++; i == len(toks) {
+					return false
+				}
+				n, err := strconv.Atoi(toks[i])
+				if err != nil || n < 0 || n >= len(arr) || strconv.Itoa(n) != toks[i] {
+					return false
+				}
+				c = arr[n]
+			}
+		case posMap:
+			mm, isMap := c.(map[string]any)
+			if !isMap {
+				return false
+			}
+			if i++; i == len(toks) {
+				return false
+			}
+			if c, ok = mm[unescapeToken(toks[i])]; !ok {
+				return false
+			}
+		default:
+			return false
+		}
+		if !isSchema(c) {
+			return false
+		}
+		v = c
+	}
+	return true
+}
+
+func unescapeToken(tok string) string {
+	if !strings.Contains(tok, "~") {
+		return tok
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+}
+
+// escapeToken escapes a JSON pointer token (RFC 6901).
+func escapeToken(tok string) string {
+	if !strings.ContainsAny(tok, "~/") {
+		return tok
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+}
+
+// splitDoc is one document given to the compiler.
+type splitDoc struct {
+	url    string // the URL it is added under
+	prefix string // the pointer of its root inside the original schema
+	value  any    // its decoded form (references rewritten)
+}
+
+// isDraft2020 reports whether a "$schema" names draft 2020-12, as
+// jsonschema/v5's findDraft reads it: "http" or "https", with or without an
+// empty fragment ("#" or "#/").
+func isDraft2020(schema string) bool {
+	if rest, ok := strings.CutPrefix(schema, "http://"); ok {
+		schema = "https://" + rest
+	}
+	if i := strings.IndexByte(schema, '#'); i >= 0 && (schema[i:] == "#" || schema[i:] == "#/") {
+		schema = schema[:i]
+	}
+	return schema == "https://json-schema.org/draft/2020-12/schema" || schema == "https://json-schema.org/schema"
+}
+
+// splitPlan is a split of a decoded schema into documents, not yet made.
+type splitPlan struct {
+	root   map[string]any
+	docs   []splitDoc     // the root first, then one per definition
+	defURL map[string]int // "/$defs/NAME" → index in docs
+	refs   []splitRef
+}
+
+type splitRef struct {
+	holder map[string]any // the schema object holding the "$ref"
+	target string         // canonical JSON pointer
+}
+
+// planSplit plans the split of the decoded schema root into the root
+// without its "$defs" and "definitions", then one document per definition,
+// in sorted order. It reports false when the split does not apply (see the
+// top of this file). It changes nothing.
+func planSplit(root any) (*splitPlan, bool) {
+	m, ok := root.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	if s, has := m["$schema"]; has {
+		if str, ok := s.(string); !ok || !isDraft2020(str) {
+			return nil, false
+		}
+	}
+	docs := []splitDoc{{url: inMemorySchemaID, prefix: "", value: m}}
+	defURL := map[string]int{} // "/$defs/NAME" → index in docs
+	for _, kw := range []string{"$defs", "definitions"} {
+		d, has := m[kw]
+		if !has {
+			continue
+		}
+		defs, ok := d.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		names := make([]string, 0, len(defs))
+		for name := range defs {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			prefix := "/" + kw + "/" + escapeToken(name)
+			defURL[prefix] = len(docs)
+			docs = append(docs, splitDoc{url: "harmony:///def/" + strconv.Itoa(len(docs)) + ".json", prefix: prefix, value: defs[name]})
+		}
+	}
+	if len(docs) == 1 {
+		return nil, false
+	}
+
+	// Check every subschema, and gather the references.
+	var refs []splitRef
+	first := true // eachSchema visits the root first
+	ok = eachSchema(m, func(v any) bool {
+		isRoot := first
+		first = false
+		s, isObj := v.(map[string]any)
+		if !isObj {
+			return true
+		}
+		for _, kw := range []string{"$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$dynamicRef", "$recursiveRef"} {
+			if _, has := s[kw]; has {
+				return false
+			}
+		}
+		if _, has := s["$schema"]; has && !isRoot {
+			return false
+		}
+		if r, has := s["$ref"]; has {
+			str, isStr := r.(string)
+			if !isStr {
+				return false
+			}
+			target, isPtr := schemanorm.LocalPointer(str)
+			canonical := "#"
+			if target != "" {
+				canonical = fragment(target)
+			}
+			if !isPtr || str != canonical {
+				// Only canonical references are rewritten, so that the
+				// rewritten ones are as valid URI references as the
+				// originals.
+				return false
+			}
+			refs = append(refs, splitRef{s, target})
+		}
+		return true
+	})
+	if !ok {
+		return nil, false
+	}
+	for _, r := range refs {
+		if !isSchemaAt(m, r.target) {
+			return nil, false
+		}
+	}
+
+	return &splitPlan{root: m, docs: docs, defURL: defURL, refs: refs}, true
+}
+
+// apply makes the split, changing the decoded schema, and returns the
+// documents: references are rewritten to name the document that holds their
+// target, the definitions are detached from the root, and every definition
+// gets the root's "$schema", so that the compiler reads each document as
+// the root's draft with the root's vocabularies.
+func (p *splitPlan) apply() []splitDoc {
+	for _, r := range p.refs {
+		doc, rest := p.docs[0], r.target
+		if i, ok := p.defURL[definitionPrefix(r.target)]; ok {
+			doc, rest = p.docs[i], r.target[len(p.docs[i].prefix):]
+		}
+		r.holder["$ref"] = doc.url + fragment(rest)
+	}
+	delete(p.root, "$defs")
+	delete(p.root, "definitions")
+	if s, has := p.root["$schema"]; has {
+		for _, d := range p.docs[1:] {
+			if obj, ok := d.value.(map[string]any); ok {
+				obj["$schema"] = s
+			}
+		}
+	}
+	return p.docs
+}
+
+// definitionPrefix returns the "/$defs/NAME" or "/definitions/NAME" that ptr
+// starts with, or "".
+func definitionPrefix(ptr string) string {
+	for _, kw := range []string{"/$defs/", "/definitions/"} {
+		if rest, ok := strings.CutPrefix(ptr, kw); ok {
+			name, _, _ := strings.Cut(rest, "/")
+			return kw + name
+		}
+	}
+	return ""
+}
+
+// fragment turns a canonical JSON pointer into a URL fragment escaped as
+// jsonschema/v5 escapes the locations of subschemas, so that the compiler
+// finds the subschema it already knows: "#" for the root, else "#/a%20b/0".
+func fragment(ptr string) string {
+	if ptr == "" {
+		return ""
+	}
+	toks := strings.Split(ptr[1:], "/")
+	for i, t := range toks {
+		toks[i] = url.PathEscape(t)
+	}
+	return "#/" + strings.Join(toks, "/")
+}
+
+// docMap maps the locations jsonschema/v5 reports ("URL#/frag") back to JSON
+// pointers into the schema the caller gave.
+type docMap struct {
+	prefixes map[string]string // URL → pointer of that document's root; nil when nothing was split
+}
+
+// pointer returns the JSON pointer of a location, or of the part of it after
+// the document's URL when the URL is unknown.
+func (m docMap) pointer(loc string) string {
+	u, frag, _ := strings.Cut(loc, "#")
+	return m.prefixes[u] + unescapeLocation(frag)
+}
+
+func (m docMap) size() int64 {
+	var n int64
+	for u, p := range m.prefixes {
+		n += int64(len(u)+len(p)) + 64
+	}
+	return n
+}
