@@ -7,7 +7,11 @@ package harmony
 // repeats "to=" and writes channels that are no channel. Each rule is one
 // line on ParseOptions.Recover; this is their one implementation.
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/go-harmony/harmony/internal/toolname"
+)
 
 // headerItems splits header text into words at ASCII white space and around
 // the text of special tokens: "<|channel|>" and "<|constrain|>" are items of
@@ -174,10 +178,10 @@ func (p *StreamParser) validRecipient(role Role, r string) bool {
 		return true
 	}
 	if name, ok := strings.CutPrefix(r, "functions."); ok {
-		return isToolName(name)
+		return toolname.Valid(name, 0)
 	}
 	ns, tool, dotted := strings.Cut(r, ".")
-	if dotted && !isToolName(tool) {
+	if dotted && !toolname.Valid(tool, 0) {
 		return false
 	}
 	switch ns {
@@ -192,19 +196,4 @@ func (p *StreamParser) validRecipient(role Role, r string) bool {
 		}
 	}
 	return false
-}
-
-// isToolName reports whether s is a tool name as OpenAI's APIs allow them:
-// ^[a-zA-Z0-9_-]+$.
-func isToolName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
 }
