@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/toolname"
 )
 
 // Conversation turns the request into a harmony conversation ready for
@@ -36,11 +37,7 @@ func (r *ChatCompletionRequest) settings() (settings, error) {
 	if s.effort, err = effort(r.ReasoningEffort, "reasoning_effort", reasoningEffort(r.Reasoning), "reasoning.effort"); err != nil {
 		return s, err
 	}
-	defs := make([]toolDef, len(r.Tools))
-	for i, t := range r.Tools {
-		defs[i] = toolDef{typ: t.Type, fn: t.Function, fnParam: fmt.Sprintf("tools[%d].function.", i)}
-	}
-	if s.tools, err = functionTools(defs, r.ToolChoice); err != nil {
+	if s.tools, err = functionTools(r.toolDefs(), r.ToolChoice); err != nil {
 		return s, err
 	}
 	if f := r.ResponseFormat; f != nil {
@@ -49,6 +46,15 @@ func (r *ChatCompletionRequest) settings() (settings, error) {
 		}
 	}
 	return s, nil
+}
+
+// toolDefs returns the request's tools in the form both APIs share.
+func (r *ChatCompletionRequest) toolDefs() []toolDef {
+	defs := make([]toolDef, len(r.Tools))
+	for i, t := range r.Tools {
+		defs[i] = toolDef{typ: t.Type, fn: t.Function, fnParam: fmt.Sprintf("tools[%d].function.", i)}
+	}
+	return defs
 }
 
 // Validate checks the request's parameters that are not part of the
@@ -81,7 +87,7 @@ func reasoningEffort(c *ReasoningConfig) string {
 
 // chatMessage adds message i of the request.
 func (b *builder) chatMessage(i int, m *ChatMessage) error {
-	if m.Name != "" && !validName(m.Name, 0) {
+	if m.Name != "" && !toolname.Valid(m.Name, 0) {
 		return reqErr(i, b.param(i, "name"), ErrInvalidName, "%q does not match ^[a-zA-Z0-9_-]+$", m.Name)
 	}
 	// Fields that belong to another role are errors rather than dropped.

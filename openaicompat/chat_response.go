@@ -11,8 +11,8 @@ import (
 // sampled tokens): reasoning from the analysis channel, content from the
 // final answer and commentary preambles, a tool call for each message to a
 // recipient, and the finish reason. A nil opts means the defaults. Errors
-// are [*OutputError]s (a message from a role other than the assistant, when
-// strict).
+// are [*OutputError]s (when strict: a message from a role other than the
+// assistant, or to a recipient that is no declared tool).
 func NewChatCompletionResponse(msgs []harmony.Message, s Sampling, opts *ResponseOptions) (*ChatCompletionResponse, error) {
 	return fromMessages(newChatAcc(opts, false), msgs, s)
 }
@@ -66,9 +66,17 @@ func (c *ChatStreamConverter) Finish(s Sampling) ([]ChatCompletionChunk, error) 
 	return c.c.finish(s)
 }
 
-// Messages returns the messages of the output so far, text recovered in
-// lenient mode included. The slice is the converter's own.
-func (c *ChatStreamConverter) Messages() []harmony.Message { return c.c.d.msgs }
+// Messages returns the messages of the output so far, as harmony parsed
+// them (recovered ones included, and those lenient conversion dropped). The
+// slice is the converter's own until the next call of Process or Finish.
+func (c *ChatStreamConverter) Messages() []harmony.Message { return c.c.d.p.Messages() }
+
+// Dropped returns how many things lenient conversion has dropped or demoted
+// so far, for a server's warnings: the tokens, header words and recipients
+// harmony's recovery dropped, the messages from other roles, and the
+// messages to recipients that are no declared tool (made reasoning). It is
+// zero for well-formed output.
+func (c *ChatStreamConverter) Dropped() int { return c.c.d.dropped() }
 
 // ReasoningTokens returns the number of tokens processed so far that belong
 // to analysis messages, as Sampling.CountReasoning counts them. After the

@@ -29,7 +29,7 @@ func TestConformanceStreamsMatchWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ran, failedAlike, recovered := 0, 0, 0
+	ran, failedAlike := 0, 0
 	for _, c := range cases {
 		if c.Op != "parse" && c.Op != "stream" {
 			continue
@@ -47,7 +47,8 @@ func TestConformanceStreamsMatchWhole(t *testing.T) {
 			modes = append(modes, true)
 		}
 		for _, lenient := range modes {
-			msgs, err := enc.ParseCompletion(toks, role, &harmony.ParseOptions{Lenient: lenient})
+			// Lenient conversion parses in harmony's recovery mode.
+			msgs, err := enc.ParseCompletion(toks, role, &harmony.ParseOptions{Recover: lenient})
 			if err != nil {
 				continue
 			}
@@ -56,31 +57,25 @@ func TestConformanceStreamsMatchWhole(t *testing.T) {
 			opts := func() *ResponseOptions {
 				return &ResponseOptions{Model: "m", Created: 1, IDGenerator: counter(), Lenient: lenient, ExpectStart: role == ""}
 			}
-			failed, same := checkChatConformance(t, name, enc, toks, msgs, opts)
-			failed2, same2 := checkResponsesConformance(t, name, enc, toks, msgs, opts)
+			failed := checkChatConformance(t, name, enc, toks, msgs, opts)
+			failed2 := checkResponsesConformance(t, name, enc, toks, msgs, opts)
 			if failed != failed2 {
 				t.Errorf("%s: chat failed %v, responses failed %v", name, failed, failed2)
 			}
 			if failed {
 				failedAlike++
 			}
-			if !failed && (!same || !same2) {
-				recovered++
-				if testing.Verbose() && recovered <= 5 {
-					t.Logf("%s: recovered differs", name)
-				}
-			}
 		}
 	}
 	if ran < 300 {
 		t.Errorf("only %d cases ran", ran)
 	}
-	t.Logf("%d case runs: %d failed alike as malformed, %d recovered more text than harmony's lenient parser", ran, failedAlike, recovered)
+	t.Logf("%d case runs: %d failed alike as malformed", ran, failedAlike)
 }
 
-// checkChatConformance reports whether the conversion failed, and whether
-// the token path saw the same messages as harmony.
-func checkChatConformance(t *testing.T, name string, enc *harmony.Encoding, toks []harmony.Token, msgs []harmony.Message, opts func() *ResponseOptions) (failed, same bool) {
+// checkChatConformance reports whether the conversion failed; the token path
+// must see the same messages as harmony's parser in the same mode.
+func checkChatConformance(t *testing.T, name string, enc *harmony.Encoding, toks []harmony.Token, msgs []harmony.Message, opts func() *ResponseOptions) (failed bool) {
 	t.Helper()
 	whole, wholeErr := NewChatCompletionResponse(msgs, Sampling{}, opts())
 	chunks, streamErr := streamChat(enc, toks, Sampling{}, opts())
@@ -90,30 +85,26 @@ func checkChatConformance(t *testing.T, name string, enc *harmony.Encoding, toks
 		c.Process(tk)
 	}
 	c.Finish(Sampling{})
-	same = reflect.DeepEqual(c.Messages(), msgs) || (len(msgs) == 0 && len(c.Messages()) == 0)
-	if !same && !opts().Lenient && wholeErr == nil {
-		t.Errorf("%s: the stream converter saw other messages than harmony in strict mode", name)
+	same := reflect.DeepEqual(c.Messages(), msgs) || (len(msgs) == 0 && len(c.Messages()) == 0)
+	if !same && wholeErr == nil {
+		t.Errorf("%s: the stream converter saw other messages than harmony", name)
 	}
 	if wholeErr != nil {
 		if streamErr == nil || (same && (tokErr == nil || tokErr.Error() != wholeErr.Error())) {
 			t.Errorf("%s: whole failed (%v), stream error %v, from tokens error %v", name, wholeErr, streamErr, tokErr)
 		}
-		return true, same
+		return true
 	}
 	if streamErr != nil || tokErr != nil {
 		t.Errorf("%s: whole succeeded, stream error %v, from tokens error %v", name, streamErr, tokErr)
-		return false, same
+		return false
 	}
 	m, finish, err := foldChunks(chunks)
 	if err != nil {
 		t.Errorf("%s: %v", name, err)
-		return false, same
+		return false
 	}
-	if !same {
-		// Lenient recovery found text harmony dropped: compare the stream
-		// with the whole response from the same tokens instead.
-		whole = fromTokens
-	} else if a, b := marshalLine(fromTokens), marshalLine(whole); a != b {
+	if a, b := marshalLine(fromTokens), marshalLine(whole); a != b {
 		t.Errorf("%s: from tokens\n%s differs from parsed\n%s", name, a, b)
 	}
 	if err := sameChatMessage(m, whole.Choices[0].Message); err != nil {
@@ -122,10 +113,10 @@ func checkChatConformance(t *testing.T, name string, enc *harmony.Encoding, toks
 	if finish != whole.Choices[0].FinishReason {
 		t.Errorf("%s: streamed finish %q, whole %q", name, finish, whole.Choices[0].FinishReason)
 	}
-	return false, same
+	return false
 }
 
-func checkResponsesConformance(t *testing.T, name string, enc *harmony.Encoding, toks []harmony.Token, msgs []harmony.Message, opts func() *ResponseOptions) (failed, same bool) {
+func checkResponsesConformance(t *testing.T, name string, enc *harmony.Encoding, toks []harmony.Token, msgs []harmony.Message, opts func() *ResponseOptions) (failed bool) {
 	t.Helper()
 	whole, wholeErr := NewResponse(msgs, Sampling{}, opts())
 	events, streamErr := streamResponses(enc, toks, Sampling{}, opts())
@@ -135,29 +126,30 @@ func checkResponsesConformance(t *testing.T, name string, enc *harmony.Encoding,
 		c.Process(tk)
 	}
 	c.Finish(Sampling{})
-	same = reflect.DeepEqual(c.Messages(), msgs) || (len(msgs) == 0 && len(c.Messages()) == 0)
+	same := reflect.DeepEqual(c.Messages(), msgs) || (len(msgs) == 0 && len(c.Messages()) == 0)
 	if wholeErr != nil {
 		if streamErr == nil {
 			t.Errorf("%s: whole failed (%v), stream did not", name, wholeErr)
 		}
-		return true, same
+		return true
 	}
 	if streamErr != nil || tokErr != nil {
 		t.Errorf("%s: whole succeeded, stream error %v, from tokens error %v", name, streamErr, tokErr)
-		return false, same
+		return false
 	}
 	final, err := foldEvents(events)
 	if err != nil {
 		t.Errorf("%s: %v", name, err)
-		return false, same
+		return false
 	}
 	if !same {
-		whole = fromTokens
-	} else if a, b := marshalLine(fromTokens), marshalLine(whole); a != b {
+		t.Errorf("%s: the stream converter saw other messages than harmony", name)
+	}
+	if a, b := marshalLine(fromTokens), marshalLine(whole); a != b {
 		t.Errorf("%s: from tokens\n%s differs from parsed\n%s", name, a, b)
 	}
 	if a, b := marshalLine(final), marshalLine(whole); a != b {
 		t.Errorf("%s: streamed\n%s differs from whole\n%s", name, a, b)
 	}
-	return false, same
+	return false
 }

@@ -62,7 +62,8 @@ func (b *accBase[Out]) take() []Out {
 
 // fromMessages converts complete messages (New…Response).
 func fromMessages[Out, Resp any, A accumulator[Out, Resp]](a A, msgs []harmony.Message, s Sampling) (Resp, error) {
-	if err := replay(msgs, a.base().opts.Lenient, s.Truncated, a); err != nil {
+	c := newClassifier(&a.base().opts)
+	if err := replay(msgs, &c, s.Truncated, a); err != nil {
 		var zero Resp
 		return zero, err
 	}

@@ -74,12 +74,15 @@
 //
 // # Responses
 //
-// The model's messages are sorted by their header: a message to a recipient
-// is a tool call (recipient "functions.NAME" is the function NAME; any other
-// recipient, such as "python", is reported whole as the name); an analysis
-// message is reasoning; any other assistant message — final, a commentary
-// preamble, no channel — is text. A message from another role is an
-// [*OutputError] wrapping [ErrUnexpectedMessage], or text when lenient.
+// The model's messages are sorted by their header: a message to a tool is a
+// tool call (recipient "functions.NAME" is the function NAME; a built-in
+// tool, such as "python", is reported whole as the name), where
+// ResponseOptions.Tools and BuiltinTools, when set, say which tools there
+// are; an analysis message is reasoning; any other assistant message —
+// final, a commentary preamble, no channel — is text. A message from
+// another role, or to a recipient that is no tool, is an [*OutputError]
+// wrapping [ErrUnexpectedMessage]; lenient conversion drops the first and
+// makes the second reasoning (see "Malformed output").
 //
 // Chat Completions ([NewChatCompletionResponse], [ChatCompletionFromTokens],
 // [ChatStreamConverter]): "content" is the text messages joined with a blank
@@ -114,16 +117,33 @@
 // Tokens that do not form harmony messages end a conversion with an
 // [*OutputError] wrapping the *harmony.ParseError (harmony's strict parser
 // reads a stop token inside a header as part of it, so such output fails at
-// the header's end or at the end of the stream). With
-// ResponseOptions.Lenient the converter recovers instead, and never fails:
-// harmony's lenient parsing first; then a header cut short by a stop token
-// or by the end of the stream becomes a message whose text is what follows
-// the header fields, as harmony does for a first message; a header that
-// cannot be read is dropped and the content after it kept; tokens between
-// messages become text; messages from other roles become text. Recovered
-// text is text output (Chat content, a Responses message). In both modes, a
-// header cut off by the token limit (Sampling.Truncated) is dropped, and no
-// tokens at all make an empty response. No input makes this package panic.
+// the header's end or at the end of the stream), as does a message from a
+// role other than the assistant, or one to a recipient that is no declared
+// tool. With ResponseOptions.Lenient, the setting a server uses, the
+// converter recovers instead and never fails. The tokens are parsed in
+// harmony's recovery mode (harmony.ParseOptions.Recover, whose rules are
+// listed there), and then:
+//
+//   - a message from another role (a tool's reply or a user turn the model
+//     wrote itself) is dropped;
+//   - a message to a recipient is a tool call only for functions.NAME or a
+//     built-in tool, declared in ResponseOptions.Tools and BuiltinTools when
+//     they are set; any other is reasoning;
+//   - everything else on the analysis channel is reasoning, and the rest is
+//     text.
+//
+// So Chat content and Responses output_text hold only the text of
+// assistant messages with a valid header on the final or commentary
+// channel: never text from an analysis message, from a header, or from
+// text outside any valid header, which recovery makes analysis (a fuzzer
+// checks this over arbitrary token streams). Where a rule must choose, it
+// chooses reasoning, or dropping, over content; what was dropped or
+// demoted is counted by the stream converters' Dropped method.
+//
+// In both modes no tokens at all make an empty response, and in strict mode
+// a header cut off by the token limit (Sampling.Truncated) is dropped;
+// recovery makes its text, if any, reasoning. No input makes this package
+// panic.
 //
 // # Concurrency
 //

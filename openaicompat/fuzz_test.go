@@ -172,3 +172,193 @@ func FuzzResponsesRequest(f *testing.F) {
 		checkConverted(t, enc, conv, err)
 	})
 }
+
+// secret marks the text the user must never see as an answer: the
+// reasoning, header words and text outside any valid header.
+const secret = "SECRET"
+
+// cotStream builds a completion from fuzz bytes out of pieces, well formed
+// and not: answers whose content is public words, analysis messages, tool
+// calls, tools' replies and user messages written by the model, and runs of
+// junk (header words, special tokens other than <|message|>, unknown ids).
+// Every piece of text that is reasoning, header or junk carries the secret
+// marker; only the content of an assistant message on the final or
+// commentary channel whose header is valid and has no recipient is public.
+// A message may lack its stop token only when what follows starts a new
+// message (<|start|> or <|channel|>), so that nothing but public words can
+// ever be the content of a valid answer.
+func cotStream(enc *harmony.Encoding, data []byte) []harmony.Token {
+	words := func(s string) []harmony.Token { return enc.EncodeOrdinary(s) }
+	sp := func(t ...harmony.Token) []harmony.Token { return t }
+	secretText := [][]harmony.Token{words(" SECRET"), words("SECRET thinking"), words("SECRET\n"), words(` {"SECRET":1}`)}
+	publicText := [][]harmony.Token{words(" fine"), words("Hello"), words("\n"), words(" world."), words(`{"a": 2}`)}
+	headerJunk := [][]harmony.Token{words(" SECRET"), words(" to=SECRET"), words(" to=functions.SECRET"), words(" to=assistant"),
+		words(" json"), sp(harmony.TokenConstrain), words(" to=functions.f"), words("SECRET"), words(" to=all"), words(" commentary"),
+		sp(harmony.TokenChannel), words("analysis"), sp(harmony.TokenConstrain), words("SECRETjson")}
+	junk := [][]harmony.Token{words("SECRET"), words(" SECRET text"), words("assistant"), words("user"), words("final"), words("analysis"),
+		words(" to=functions.f"), words("functions.f"), sp(harmony.TokenStart), sp(harmony.TokenChannel), sp(harmony.TokenConstrain),
+		sp(harmony.TokenEnd), sp(harmony.TokenReturn), sp(harmony.TokenCall), sp(200013), sp(201088), sp(300000), sp(127)}
+	stops := []harmony.Token{harmony.TokenEnd, harmony.TokenReturn, harmony.TokenCall}
+
+	var out []harmony.Token
+	pick := func(list [][]harmony.Token, b byte) []harmony.Token { return list[int(b)%len(list)] }
+	next := func(i int) byte {
+		if i < len(data) {
+			return data[i]
+		}
+		return 0
+	}
+	// open says the last message has no stop token yet: the next piece
+	// must start a message, or one is added.
+	open := false
+	closeOpen := func(b byte, startsMessage bool) {
+		if open && !startsMessage {
+			out = append(out, stops[int(b)%len(stops)])
+		}
+		open = false
+	}
+	for i := 0; i+2 < len(data); i += 3 {
+		op, a, b := data[i]%6, data[i+1], data[i+2]
+		start := sp(harmony.TokenStart)
+		start = append(start, words("assistant")...)
+		if a&1 != 0 {
+			start = nil // the model forgot <|start|>assistant
+		}
+		switch op {
+		case 0, 1: // an answer (final) or a preamble (commentary), maybe with header junk
+			closeOpen(b, true)
+			out = append(out, start...)
+			out = append(out, harmony.TokenChannel)
+			if op == 0 {
+				out = append(out, words("final")...)
+			} else {
+				out = append(out, words("commentary")...)
+			}
+			for k := 0; k < int(a>>1)%3; k++ {
+				out = append(out, pick(headerJunk, next(i+3+k))...)
+			}
+			out = append(out, harmony.TokenMessage)
+			for k := 0; k <= int(b)%4; k++ {
+				out = append(out, pick(publicText, b>>2+byte(k))...)
+			}
+		case 2: // reasoning
+			closeOpen(b, true)
+			out = append(out, start...)
+			out = append(out, harmony.TokenChannel)
+			out = append(out, words("analysis")...)
+			out = append(out, harmony.TokenMessage)
+			for k := 0; k <= int(b)%4; k++ {
+				out = append(out, pick(secretText, b>>2+byte(k))...)
+			}
+		case 3: // a tool call, and maybe the tool's reply written by the model
+			closeOpen(b, true)
+			out = append(out, start...)
+			out = append(out, harmony.TokenChannel)
+			out = append(out, words("commentary to=functions.f")...)
+			out = append(out, harmony.TokenConstrain)
+			out = append(out, words("json")...)
+			out = append(out, harmony.TokenMessage)
+			out = append(out, words(`{"x": 1}`)...)
+			out = append(out, harmony.TokenCall)
+			if b&1 != 0 {
+				out = append(out, harmony.TokenStart)
+				out = append(out, words("functions.f to=assistant")...)
+				out = append(out, harmony.TokenChannel)
+				out = append(out, words("commentary")...)
+				out = append(out, harmony.TokenMessage)
+				out = append(out, pick(secretText, b>>1)...)
+			}
+		case 4: // a user message written by the model
+			closeOpen(b, true)
+			out = append(out, harmony.TokenStart)
+			out = append(out, words("user")...)
+			out = append(out, harmony.TokenMessage)
+			out = append(out, pick(secretText, b)...)
+		case 5: // junk: anything but <|message|>
+			closeOpen(b, false)
+			for k := 0; k <= int(a)%6; k++ {
+				out = append(out, pick(junk, b+byte(k)*7)...)
+			}
+			continue
+		}
+		if a&2 != 0 {
+			out = append(out, stops[int(b)%len(stops)])
+		} else {
+			open = true
+		}
+	}
+	closeOpen(0, false)
+	return out
+}
+
+// FuzzContentNeverReasoning checks the invariant of lenient conversion:
+// Chat content and Responses output_text, whole and streamed, never
+// contain text from an analysis message, from a header, from a message of
+// another role, or from text outside any valid header.
+func FuzzContentNeverReasoning(f *testing.F) {
+	f.Add([]byte{0, 0, 2, 2, 2, 1, 5, 3, 9, 0, 1, 7})
+	f.Add([]byte{2, 1, 3, 0, 3, 0, 3, 1, 1, 4, 0, 0})
+	f.Add([]byte{5, 5, 0, 5, 4, 200, 0, 2, 3, 5, 1, 1})
+	f.Add([]byte{1, 7, 9, 3, 3, 3, 2, 0, 0, 0, 1, 2})
+	enc := mustEncoding(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 900 {
+			return
+		}
+		toks := cotStream(enc, data)
+		for mode := 0; mode < 4; mode++ {
+			expectStart, truncated := mode&1 != 0, mode&2 != 0
+			opts := &ResponseOptions{Created: 1, IDGenerator: counter(), Lenient: true, ExpectStart: expectStart}
+			if expectStart {
+				toks = append([]harmony.Token{harmony.TokenStart}, append(enc.EncodeOrdinary("assistant"), toks...)...)
+			}
+			s := Sampling{Truncated: truncated}
+			chat, err := ChatCompletionFromTokens(enc, toks, s, opts)
+			if err != nil {
+				t.Fatalf("mode %d: %v", mode, err)
+			}
+			if c := chat.Choices[0].Message.Content; c != nil && strings.Contains(c.Text, secret) {
+				t.Fatalf("mode %d: content %q", mode, c.Text)
+			}
+			chunks, err := streamChat(enc, toks, s, opts)
+			if err != nil {
+				t.Fatalf("mode %d: %v", mode, err)
+			}
+			var streamed strings.Builder
+			for _, c := range chunks {
+				for _, ch := range c.Choices {
+					streamed.WriteString(ch.Delta.Content)
+				}
+			}
+			if strings.Contains(streamed.String(), secret) {
+				t.Fatalf("mode %d: streamed content %q", mode, streamed.String())
+			}
+			resp, err := ResponseFromTokens(enc, toks, s, opts)
+			if err != nil {
+				t.Fatalf("mode %d: %v", mode, err)
+			}
+			for _, it := range resp.Output {
+				if it.Type != "message" || it.Content == nil {
+					continue
+				}
+				for _, p := range it.Content.Parts {
+					if strings.Contains(p.Text, secret) {
+						t.Fatalf("mode %d: output_text %q", mode, p.Text)
+					}
+				}
+			}
+			events, err := streamResponses(enc, toks, s, opts)
+			if err != nil {
+				t.Fatalf("mode %d: %v", mode, err)
+			}
+			for _, e := range events {
+				if e.Type == "response.output_text.delta" && strings.Contains(e.Delta, secret) {
+					t.Fatalf("mode %d: output_text delta %q", mode, e.Delta)
+				}
+			}
+			if expectStart {
+				toks = toks[1+len(enc.EncodeOrdinary("assistant")):]
+			}
+		}
+	})
+}

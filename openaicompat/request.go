@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/toolname"
 )
 
 // This file holds what the Chat Completions and Responses converters share:
@@ -118,8 +119,9 @@ func (b *builder) call(i int, param, author, id, name, args string) error {
 	if id == "" {
 		return reqErr(i, param+"."+b.idField(), ErrInvalidToolCall, "a tool call needs an id")
 	}
-	if name == "" || strings.ContainsAny(name, " \t\r\n\f") {
-		return reqErr(i, param+"."+b.nameField(), ErrInvalidToolCall, "invalid function name %q", name)
+	if !toolname.ValidDotted(name, 64) {
+		return reqErr(i, param+"."+b.nameField(), ErrInvalidToolCall,
+			"invalid function name %q: it must match ^[a-zA-Z0-9_-]{1,64}$, or be such names joined by dots for a built-in tool", name)
 	}
 	if c, ok := b.calls[id]; ok {
 		return reqErr(i, param+"."+b.idField(), ErrDuplicateToolCallID,
@@ -348,21 +350,6 @@ func checkLimit(param string, limit *int) error {
 	return nil
 }
 
-// validName reports whether s matches ^[a-zA-Z0-9_-]+$ and is at most max
-// bytes long (max 0: no limit).
-func validName(s string, max int) bool {
-	if s == "" || (max > 0 && len(s) > max) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
 // toolDef is one entry of a request's "tools", as both APIs have it: its
 // type and, for a function tool, the function (nil when the entry has
 // none), whose fields are at the JSON path fnParam ("tools[0].function."
@@ -399,11 +386,32 @@ func functionTools(defs []toolDef, choice *ToolChoice) ([]harmony.ToolDescriptio
 	return out, nil
 }
 
+// declaredTools returns the names of the functions the model may call
+// after a request with these tools and tool_choice, for
+// ResponseOptions.Tools: none for "none", the one named by a named choice,
+// else every function tool. It is never nil: a request declares its tools,
+// even when it has none.
+func declaredTools(defs []toolDef, choice *ToolChoice) []string {
+	names := []string{}
+	switch {
+	case choice != nil && choice.Mode == "none":
+	case choice != nil && choice.Mode == "function":
+		names = append(names, choice.Function)
+	default:
+		for _, t := range defs {
+			if t.typ == "function" && t.fn != nil {
+				names = append(names, t.fn.Name)
+			}
+		}
+	}
+	return names
+}
+
 // functionTool validates one function tool definition, whose fields are at
 // the JSON path prefix param.
 func functionTool(param string, f *FunctionDefinition, seen map[string]bool) (harmony.ToolDescription, error) {
 	name := f.Name
-	if !validName(name, 64) {
+	if !toolname.Valid(name, 64) {
 		return harmony.ToolDescription{}, reqErr(-1, param+"name", ErrInvalidTool,
 			"function name %q does not match ^[a-zA-Z0-9_-]{1,64}$", name)
 	}

@@ -38,6 +38,21 @@ func (r *ResponsesRequest) Conversation(opts *RequestOptions) (harmony.Conversat
 	return b.build(set, len(items), func(i int) error { return b.item(i, &items[i], preamble[i]) })
 }
 
+// toolDefs returns the request's tools and tool_choice in the form both
+// APIs share.
+func (r *ResponsesRequest) toolDefs() ([]toolDef, *ToolChoice) {
+	defs := make([]toolDef, len(r.Tools))
+	for i, t := range r.Tools {
+		fn := &FunctionDefinition{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
+		defs[i] = toolDef{typ: t.Type, fn: fn, fnParam: fmt.Sprintf("tools[%d].", i)}
+	}
+	var choice *ToolChoice
+	if r.ToolChoice != nil {
+		choice = &ToolChoice{Mode: r.ToolChoice.Mode, Function: r.ToolChoice.Name}
+	}
+	return defs, choice
+}
+
 // settings validates the request and reads what it says besides its input.
 func (r *ResponsesRequest) settings() (settings, error) {
 	var s settings
@@ -50,15 +65,7 @@ func (r *ResponsesRequest) settings() (settings, error) {
 			return s, err
 		}
 	}
-	defs := make([]toolDef, len(r.Tools))
-	for i, t := range r.Tools {
-		fn := &FunctionDefinition{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
-		defs[i] = toolDef{typ: t.Type, fn: fn, fnParam: fmt.Sprintf("tools[%d].", i)}
-	}
-	var choice *ToolChoice
-	if r.ToolChoice != nil {
-		choice = &ToolChoice{Mode: r.ToolChoice.Mode, Function: r.ToolChoice.Name}
-	}
+	defs, choice := r.toolDefs()
 	if s.tools, err = functionTools(defs, choice); err != nil {
 		return s, err
 	}

@@ -82,9 +82,17 @@ func (c *ResponsesStreamConverter) Fail(err error) []ResponseEvent {
 	return c.c.a.take()
 }
 
-// Messages returns the messages of the output so far, text recovered in
-// lenient mode included. The slice is the converter's own.
-func (c *ResponsesStreamConverter) Messages() []harmony.Message { return c.c.d.msgs }
+// Messages returns the messages of the output so far, as harmony parsed
+// them (recovered ones included, and those lenient conversion dropped). The
+// slice is the converter's own until the next call of Process or Finish.
+func (c *ResponsesStreamConverter) Messages() []harmony.Message { return c.c.d.p.Messages() }
+
+// Dropped returns how many things lenient conversion has dropped or demoted
+// so far, for a server's warnings: the tokens, header words and recipients
+// harmony's recovery dropped, the messages from other roles, and the
+// messages to recipients that are no declared tool (made reasoning). It is
+// zero for well-formed output.
+func (c *ResponsesStreamConverter) Dropped() int { return c.c.d.dropped() }
 
 // ReasoningTokens returns the number of tokens processed so far that belong
 // to analysis messages, as Sampling.CountReasoning counts them. After the

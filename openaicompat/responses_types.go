@@ -38,9 +38,11 @@ type ResponsesRequest struct {
 }
 
 // ResponseOptions returns the [ResponseOptions] the request asks for: its
-// model. The caller adds ids, the time and the rest.
+// model and the functions it lets the model call (Tools, by its tools and
+// tool_choice). The caller adds ids, the time, the built-in tools it
+// enabled, Lenient and the rest.
 func (r *ResponsesRequest) ResponseOptions() ResponseOptions {
-	return ResponseOptions{Model: r.Model}
+	return ResponseOptions{Model: r.Model, Tools: declaredTools(r.toolDefs())}
 }
 
 // ResponsesInput is a request's input: a string, or a list of items.

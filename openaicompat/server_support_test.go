@@ -171,7 +171,7 @@ func TestReasoningTokens(t *testing.T) {
 		{"two analysis messages", tok(analysis + `<|start|>assistant` + analysis + final), len(tok(analysis + `<|start|>assistant` + analysis)), false},
 		{"unfinished analysis", tok(`<|channel|>analysis<|message|>Still think`), len(tok(`<|channel|>analysis<|message|>Still think`)), false},
 		{"call on commentary after analysis", tok(analysis + `<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{}<|call|>`), len(tok(analysis)), false},
-		{"junk then analysis, lenient", tok(`<|channel|>final<|message|>A<|end|>oops<|start|>assistant` + analysis), len(tok(`<|start|>assistant` + analysis)), true},
+		{"junk then analysis, lenient", tok(`<|channel|>final<|message|>A<|end|>oops<|start|>assistant` + analysis), len(tok(`oops<|start|>assistant` + analysis)), true},
 		{"junk header, lenient", tok(`oops<|start|>assistant` + analysis), len(tok(`oops<|start|>assistant` + analysis)), true},
 	}
 	for _, tc := range tests {

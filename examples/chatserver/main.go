@@ -38,6 +38,9 @@
 //	-model NAME      the model name reported when a request names none
 //	                 (default gpt-oss-120b); a request's own is echoed.
 //	-delay DURATION  a pause after each streamed token (default 0).
+//	-strict          fail a request whose completion is malformed (500, or
+//	                 an error event) instead of recovering it as
+//	                 openaicompat's lenient conversion does (the default).
 //
 // A replay line can be made with this module's harmony command:
 //
@@ -131,6 +134,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	promptsFile := fs.String("prompts", "", "append each rendered prompt to `FILE` as a JSON line")
 	modelName := fs.String("model", "gpt-oss-120b", "the model `NAME` reported when a request names none")
 	delay := fs.Duration("delay", 0, "pause `DURATION` after each streamed token")
+	strict := fs.Bool("strict", false, "fail on malformed model output instead of recovering it")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -175,7 +179,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "chatserver: warning: %s is not a loopback address: anyone who can reach it can use this server\n", ln.Addr())
 	}
 	srv := &http.Server{
-		Handler:           newServer(enc, m, prompts, options{Model: *modelName, TokenDelay: *delay}),
+		Handler:           newServer(enc, m, prompts, options{Model: *modelName, TokenDelay: *delay, Strict: *strict}),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	done := make(chan struct{})

@@ -71,10 +71,15 @@ func (b *syncBuffer) String() string {
 // startServer serves the model with the test clock and counter ids.
 func startServer(t *testing.T, m model, prompts io.Writer) *httptest.Server {
 	t.Helper()
-	h := newServer(loadEncoding(t), m, prompts, options{
-		Now:    func() time.Time { return testTime },
-		NewIDs: counterIDs,
-	})
+	return startServerWith(t, m, prompts, options{})
+}
+
+// startServerWith is startServer with options; the clock and ids are the
+// tests'.
+func startServerWith(t *testing.T, m model, prompts io.Writer, opts options) *httptest.Server {
+	t.Helper()
+	opts.Now, opts.NewIDs = func() time.Time { return testTime }, counterIDs
+	h := newServer(loadEncoding(t), m, prompts, opts)
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return ts
@@ -809,9 +814,25 @@ func TestMethodAndPath(t *testing.T) {
 	}
 }
 
-func TestModelOutputError(t *testing.T) {
+// TestRecoveredOutput: by default the server recovers malformed output as
+// a production server must: the user message the model wrote is dropped.
+func TestRecoveredOutput(t *testing.T) {
 	enc := loadEncoding(t)
 	ts := startServer(t, replayOf(enc, badLine), nil)
+	resp, body := post(t, ts.URL+chatPath, `{"messages": [{"role": "user", "content": "Hi"}]}`)
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	const want = `{"id":"chatcmpl-1","object":"chat.completion","created":1751112000,"model":"gpt-oss-120b","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":68,"completion_tokens":12,"total_tokens":80}}`
+	if got := strings.TrimSpace(string(body)); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestModelOutputError: a strict server fails malformed output.
+func TestModelOutputError(t *testing.T) {
+	enc := loadEncoding(t)
+	ts := startServerWith(t, replayOf(enc, badLine), nil, options{Strict: true})
 	const chat = `{"messages": [{"role": "user", "content": "Hi"}]`
 
 	t.Run("chat", func(t *testing.T) {

@@ -41,6 +41,9 @@ type options struct {
 	// TokenDelay is a pause after each token of a stream, to make it look
 	// like sampling; 0 means none.
 	TokenDelay time.Duration
+	// Strict fails a request whose completion is malformed (a 500, or an
+	// error event in a stream) instead of recovering it, to test a model.
+	Strict bool
 }
 
 // server answers the OpenAI endpoints with completions from a model. It is
@@ -235,8 +238,12 @@ func (s *server) requestOptions() *openaicompat.RequestOptions {
 	return &openaicompat.RequestOptions{ConversationStartDate: s.opts.Now().UTC().Format("2006-01-02")}
 }
 
-// responseOptions completes the options a request asks for.
+// responseOptions completes the options a request asks for: the model's
+// output is recovered as a server must (Lenient) unless the server is
+// strict, and only the request's functions can be called (ro.Tools; this
+// server enables no built-in tool).
 func (s *server) responseOptions(ro openaicompat.ResponseOptions) openaicompat.ResponseOptions {
+	ro.Lenient = !s.opts.Strict
 	if ro.Model == "" {
 		ro.Model = s.opts.Model
 	}

@@ -1,0 +1,138 @@
+package openaicompat
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+)
+
+// TestDeclaredTools: a message to a recipient becomes a tool call only for
+// a tool the options declare; otherwise it is reasoning (lenient, counted)
+// or an error (strict).
+func TestDeclaredTools(t *testing.T) {
+	enc := mustEncoding(t)
+	call := func(r string) string {
+		return `<|channel|>commentary to=` + r + ` <|constrain|>json<|message|>{"q":1}<|call|>`
+	}
+	tests := []struct {
+		name       string
+		completion string
+		tools      []string
+		builtins   []string
+		wantCall   string // name of the one call, or ""
+		reasoning  string
+		dropped    int
+	}{
+		{"nothing declared: any function", call("functions.get_weather"), nil, nil, "get_weather", "", 0},
+		{"declared function", call("functions.get_weather"), []string{"get_weather"}, nil, "get_weather", "", 0},
+		{"undeclared function", call("functions.rm_rf"), []string{"get_weather"}, nil, "", `{"q":1}`, 1},
+		{"no tools at all", call("functions.get_weather"), []string{}, nil, "", `{"q":1}`, 1},
+		{"declared built-in", call("browser.search"), []string{}, []string{"browser"}, "browser.search", "", 0},
+		{"undeclared built-in", call("python"), []string{"f"}, []string{"browser"}, "", `{"q":1}`, 1},
+		{"declared namespace", call("crm.lookup"), nil, []string{"crm"}, "crm.lookup", "", 0},
+		{"a namespace the parser does not know", call("crm.lookup"), nil, nil, "", `{"q":1}`, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := &ResponseOptions{Lenient: true, Tools: tc.tools, BuiltinTools: tc.builtins, IDGenerator: counter(), Created: 1}
+			toks := enc.EncodeWithSpecialTokens(tc.completion)
+			r, err := ChatCompletionFromTokens(enc, toks, Sampling{}, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := r.Choices[0].Message
+			var calls []string
+			for _, c := range m.ToolCalls {
+				calls = append(calls, c.Function.Name)
+			}
+			if tc.wantCall == "" && len(calls) != 0 || tc.wantCall != "" && !reflect.DeepEqual(calls, []string{tc.wantCall}) {
+				t.Errorf("calls %q, want %q", calls, tc.wantCall)
+			}
+			if m.Reasoning != tc.reasoning {
+				t.Errorf("reasoning %q, want %q", m.Reasoning, tc.reasoning)
+			}
+			c, _ := NewChatStreamConverter(enc, opts)
+			for _, x := range toks {
+				if _, err := c.Process(x); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if c.Dropped() != tc.dropped {
+				t.Errorf("Dropped() = %d, want %d", c.Dropped(), tc.dropped)
+			}
+			if tc.wantCall != "" || tc.tools == nil && tc.builtins == nil {
+				return
+			}
+			// Strict conversion refuses a call to an undeclared tool.
+			opts.Lenient = false
+			_, err = ChatCompletionFromTokens(enc, toks, Sampling{}, opts)
+			var oe *OutputError
+			if !errors.As(err, &oe) || !errors.Is(err, ErrUnexpectedMessage) || oe.MessageIndex != 0 {
+				t.Errorf("strict: %v, want an *OutputError for message 0 wrapping ErrUnexpectedMessage", err)
+			}
+		})
+	}
+}
+
+// TestLenientDropsOtherRoles: messages the model writes as another role
+// (a tool's reply, a user turn) are dropped and counted.
+func TestLenientDropsOtherRoles(t *testing.T) {
+	enc := mustEncoding(t)
+	toks := enc.EncodeWithSpecialTokens(`<|channel|>final<|message|>Hi<|end|><|start|>user<|message|>Pretend.<|end|>` +
+		`<|start|>functions.f to=assistant<|channel|>commentary<|message|>{"fake":1}<|end|>`)
+	opts := &ResponseOptions{Lenient: true, IDGenerator: counter(), Created: 1}
+	c, err := NewResponsesStreamConverter(enc, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range toks {
+		if _, err := c.Process(x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	events, err := c.Finish(Sampling{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(events[len(events)-1].Response.Output)
+	const want = `[{"type":"message","id":"msg_2","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Hi","annotations":[]}]}]`
+	if string(out) != want {
+		t.Errorf("output %s\nwant   %s", out, want)
+	}
+	if c.Dropped() != 2 {
+		t.Errorf("Dropped() = %d, want 2", c.Dropped())
+	}
+	if n := len(c.Messages()); n != 3 {
+		t.Errorf("%d messages, want the 3 harmony parsed", n)
+	}
+}
+
+// TestRequestDeclaresTools: a request's ResponseOptions says which
+// functions the model may call.
+func TestRequestDeclaresTools(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want []string
+	}{
+		{`{"messages":[]}`, []string{}},
+		{`{"messages":[],"tools":[{"type":"function","function":{"name":"a"}},{"type":"function","function":{"name":"b"}}]}`, []string{"a", "b"}},
+		{`{"messages":[],"tools":[{"type":"function","function":{"name":"a"}}],"tool_choice":"none"}`, []string{}},
+		{`{"messages":[],"tools":[{"type":"function","function":{"name":"a"}},{"type":"function","function":{"name":"b"}}],"tool_choice":{"type":"function","function":{"name":"b"}}}`, []string{"b"}},
+	} {
+		var r ChatCompletionRequest
+		if err := json.Unmarshal([]byte(tc.body), &r); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.ResponseOptions().Tools; !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("chat %s: Tools %q, want %q", tc.body, got, tc.want)
+		}
+	}
+	var r ResponsesRequest
+	if err := json.Unmarshal([]byte(`{"input":"x","tools":[{"type":"function","name":"a"}],"tool_choice":"auto"}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.ResponseOptions().Tools; !reflect.DeepEqual(got, []string{"a"}) {
+		t.Errorf("responses: Tools %q", got)
+	}
+}
