@@ -40,7 +40,8 @@ type ParseOptions struct {
 	//     whose only "to=" named something other than the assistant, the
 	//     user or all becomes analysis.
 	//   - A channel other than analysis, commentary and final makes the
-	//     message analysis.
+	//     message analysis; of several channels in one header, analysis
+	//     wins, else the last (the model began the header again).
 	//   - Text outside any valid header (a header cut short by a stop token
 	//     or the end of the output, or without a <|message|>) becomes an
 	//     analysis message, never final content, and never a tool call.

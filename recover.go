@@ -81,16 +81,27 @@ func (p *StreamParser) recoverHeader(s string, role Role) (h header, dropped int
 		switch {
 		case it == markerChannel:
 			afterChannel = true
-			if i+1 == len(items) || isHeaderMarker(items[i+1]) || h.channel != "" {
+			if i+1 == len(items) || isHeaderMarker(items[i+1]) {
 				dropped++
 				continue
 			}
 			i++
-			h.channel = items[i]
-			if !isKnownChannel(h.channel) {
-				h.channel = ChannelAnalysis
+			c := items[i]
+			if !isKnownChannel(c) {
+				c = ChannelAnalysis
 				dropped++
 			}
+			if h.channel != "" {
+				// A header begun again: the later channel wins, unless
+				// the earlier one was analysis, and its content type
+				// goes with the earlier channel.
+				dropped++
+				h.contentType = ""
+				if h.channel == ChannelAnalysis {
+					c = ChannelAnalysis
+				}
+			}
+			h.channel = c
 		case it == markerConstrain:
 			if i+1 == len(items) || isHeaderMarker(items[i+1]) || h.contentType != "" {
 				dropped++
