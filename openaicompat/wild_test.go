@@ -1,0 +1,122 @@
+package openaicompat
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/wild"
+)
+
+// wildExtract converts a real model output as a server does (lenient, with
+// the case's declared tools) and returns what the chat completion holds.
+func wildExtract(t *testing.T, enc *harmony.Encoding, c wild.Case) wild.Extraction {
+	t.Helper()
+	var toks []harmony.Token
+	if c.Text != nil {
+		toks = enc.EncodeWithSpecialTokens(*c.Text)
+	} else {
+		for _, x := range c.Tokens {
+			toks = append(toks, harmony.Token(x))
+		}
+	}
+	opts := &ResponseOptions{Lenient: true, ExpectStart: c.Start == "", Tools: c.Tools, BuiltinTools: c.Builtins,
+		IDGenerator: counter(), Created: 1}
+	r, err := ChatCompletionFromTokens(enc, toks, Sampling{}, opts)
+	if err != nil {
+		t.Fatalf("%s: %v", c.ID, err)
+	}
+	m := r.Choices[0].Message
+	got := wild.Extraction{Reasoning: m.Reasoning}
+	if m.Content != nil {
+		got.Content = m.Content.Text
+	}
+	for _, tc := range m.ToolCalls {
+		got.ToolCalls = append(got.ToolCalls, wild.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	}
+	return got
+}
+
+// TestWildOutputs converts every real model output of ../testdata/wild as
+// a server does and checks that the chat completion gives at least what the
+// best peer server extracted: the same content and tool calls, and its
+// reasoning.
+func TestWildOutputs(t *testing.T) {
+	enc := mustEncoding(t)
+	cases, err := wild.Load("../testdata/wild")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 60 {
+		t.Errorf("the corpus has %d cases, want at least 60", len(cases))
+	}
+	for _, c := range cases {
+		t.Run(c.File, func(t *testing.T) {
+			if err := wild.AtLeast(wildExtract(t, enc, c), c.Best); err != nil {
+				t.Errorf("%s (%s): %v", c.ID, c.Kind, err)
+			}
+		})
+	}
+}
+
+const (
+	wildBegin = "<!-- wild: made by go test ./openaicompat -run TestWildREADME -update -->\n"
+	wildEnd   = "<!-- wild: end -->\n"
+)
+
+// TestWildREADME checks that the README's account of the corpus (its size,
+// sources, and the table of what this library returns where a peer fails)
+// is what the corpus and the converter give now; -update rewrites it.
+func TestWildREADME(t *testing.T) {
+	enc := mustEncoding(t)
+	cases, err := wild.Load("../testdata/wild")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]wild.Extraction{}
+	for _, c := range cases {
+		got[c.File] = wildExtract(t, enc, c)
+	}
+	table, err := wild.Table(cases, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	projects, tests, issues := wild.Sources(cases)
+	names := make([]string, 0, len(projects))
+	for p := range projects {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	var src []string
+	for _, p := range names {
+		src = append(src, fmt.Sprintf("%s %d", p, projects[p]))
+	}
+	section := fmt.Sprintf("`testdata/wild/` holds %d real outputs, %d from other servers' test suites and %d\n"+
+		"from issue trackers (by source: %s), one JSON file each with its\n"+
+		"source, what each peer returns, and the best correct extraction. `go test` runs\n"+
+		"them through the parser and `ChatCompletionFromTokens`, and each returns at\n"+
+		"least the best peer's answer, tool calls and reasoning. Where a peer does worse:\n\n%s",
+		len(cases), tests, issues, strings.Join(src, ", "), table)
+
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, rest, ok1 := strings.Cut(string(readme), wildBegin)
+	old, after, ok2 := strings.Cut(rest, wildEnd)
+	if !ok1 || !ok2 {
+		t.Fatalf("README.md lacks the markers %q and %q", wildBegin, wildEnd)
+	}
+	if *update {
+		if err := os.WriteFile("../README.md", []byte(before+wildBegin+section+wildEnd+after), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if old != section {
+		t.Errorf("README.md's wild section is out of date (go test ./openaicompat -run TestWildREADME -update):\n--- got\n%s\n--- README\n%s", section, old)
+	}
+}
