@@ -1,8 +1,12 @@
 package openaicompat
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"strings"
 )
 
@@ -166,4 +170,81 @@ func NewErrorResponse(err error) ErrorResponse {
 		return ErrorResponse{Error: obj}
 	}
 	return ErrorResponse{Error: ErrorObject{Message: strings.TrimPrefix(err.Error(), "openaicompat: "), Type: "server_error"}}
+}
+
+// HTTPError gives the HTTP status and the OpenAI error body to answer err
+// with, for any error this package returns and the errors of reading a
+// request:
+//   - a [*RequestError]: 400, "invalid_request_error" with its param and
+//     code;
+//   - a request body that is not JSON or not of the request's shape (an
+//     error of encoding/json, or of [DecodeRequest]): 400,
+//     "invalid_request_error", code "invalid_json", param the field at
+//     fault when known;
+//   - a body over http.MaxBytesReader's limit: 413, "invalid_request_error",
+//     code "request_too_large";
+//   - anything else (model output an [*OutputError] reports, a failure to
+//     render or sample): 500, "server_error".
+//
+// Everything a client can send that harmony cannot render is refused by
+// the requests' Conversation methods as a *RequestError, so a 500 always
+// means the server's side.
+func HTTPError(err error) (int, ErrorResponse) {
+	var (
+		re  *RequestError
+		se  *json.SyntaxError
+		te  *json.UnmarshalTypeError
+		mbe *http.MaxBytesError
+	)
+	switch {
+	case errors.As(err, &re):
+		return http.StatusBadRequest, NewErrorResponse(err)
+	case errors.As(err, &mbe):
+		return http.StatusRequestEntityTooLarge, errorResponse(
+			fmt.Sprintf("the request body is larger than %d bytes", mbe.Limit), "invalid_request_error", "", "request_too_large")
+	case errors.As(err, &te), errors.As(err, &se), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, errBadJSON):
+		msg := strings.TrimPrefix(err.Error(), "openaicompat: ")
+		if !errors.Is(err, errBadJSON) {
+			msg = errBadJSON.Error() + ": " + msg
+		}
+		param := ""
+		if te != nil {
+			param = te.Field
+		}
+		return http.StatusBadRequest, errorResponse(msg, "invalid_request_error", param, "invalid_json")
+	}
+	return http.StatusInternalServerError, NewErrorResponse(err)
+}
+
+// errBadJSON marks DecodeRequest's errors: the body is not JSON, or not of
+// the request's shape.
+var errBadJSON = errors.New("invalid JSON body")
+
+// DecodeRequest reads a request body (a [ChatCompletionRequest] or a
+// [ResponsesRequest]) from data: one JSON object and nothing after it. Its
+// errors are what [HTTPError] answers with 400, code "invalid_json".
+func DecodeRequest[R ChatCompletionRequest | ResponsesRequest](data []byte, req *R) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	if err := d.Decode(req); err != nil {
+		if err == io.EOF {
+			return fmt.Errorf("openaicompat: %w: the body is empty", errBadJSON)
+		}
+		return fmt.Errorf("openaicompat: %w: %w", errBadJSON, err)
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return fmt.Errorf("openaicompat: %w: more after the request's JSON object", errBadJSON)
+	}
+	return nil
+}
+
+// errorResponse returns an OpenAI error; an empty param or code is null.
+func errorResponse(message, typ, param, code string) ErrorResponse {
+	obj := ErrorObject{Message: message, Type: typ}
+	if param != "" {
+		obj.Param = &param
+	}
+	if code != "" {
+		obj.Code = &code
+	}
+	return ErrorResponse{Error: obj}
 }

@@ -139,6 +139,10 @@ func checkConverted(t *testing.T, enc *harmony.Encoding, conv harmony.Conversati
 func FuzzChatRequest(f *testing.F) {
 	requestSeeds(f, "chat")
 	f.Add(`{"messages":[{"role":"assistant","tool_calls":[{"id":"","function":{"name":"a b"}}]}]}`)
+	// Schemas the prompt cannot carry: refused by Conversation, never a
+	// failure to render.
+	f.Add("{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{\"properties\":{\"\xff\":{}}}}}]}")
+	f.Add(`{"messages":[{"role":"user","content":"x"}],"response_format":{"type":"json_schema","json_schema":{"name":"r","schema":{"a":1e999999}}}}`)
 	enc := mustEncoding(f)
 	f.Fuzz(func(t *testing.T, body string) {
 		var req ChatCompletionRequest

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/ojson"
 	"github.com/go-harmony/harmony/internal/toolname"
 )
 
@@ -425,6 +426,9 @@ func functionTool(param string, f *FunctionDefinition, seen map[string]bool) (ha
 	} else if p[0] != '{' {
 		return harmony.ToolDescription{}, reqErr(-1, param+"parameters", ErrInvalidTool,
 			"the parameters of %q must be a JSON Schema object", name)
+	} else if err := renderable(p); err != nil {
+		return harmony.ToolDescription{}, reqErr(-1, param+"parameters", ErrInvalidTool,
+			"the parameters of %q cannot be rendered: %v", name, err)
 	}
 	return harmony.NewToolDescription(name, f.Description, json.RawMessage(p)), nil
 }
@@ -470,6 +474,9 @@ func outputFormat(param, what, typ string, schema *JSONSchema, schemaParam strin
 		if len(s) == 0 || s[0] != '{' {
 			return nil, reqErr(-1, schemaParam+".schema", ErrInvalidRequest, "a json_schema response format needs a JSON Schema object")
 		}
+		if err := renderable(s); err != nil {
+			return nil, reqErr(-1, schemaParam+".schema", ErrInvalidRequest, "the schema cannot be rendered: %v", err)
+		}
 		return []harmony.ResponseFormat{{Name: schema.Name, Description: schema.Description, Schema: json.RawMessage(s)}}, nil
 	}
 	return nil, reqErr(-1, param+".type", ErrInvalidRequest, "%s %q is not text, json_object or json_schema", what, typ)
@@ -498,4 +505,14 @@ func flatten[P any](b *builder, i int, field string, parts []P, read func(*P) (t
 		}
 	}
 	return sb.String(), nil
+}
+
+// renderable checks a schema as harmony's renderer reads it (the JSON
+// parser behind its TypeScript and its # Response Formats section), so that
+// a request whose schema the prompt cannot carry (invalid UTF-8 in a key,
+// nesting past 127 levels, a number out of range) is the client's error
+// here and never a failure to render later.
+func renderable(schema []byte) error {
+	_, err := ojson.Parse(schema)
+	return err
 }
