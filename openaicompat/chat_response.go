@@ -79,8 +79,9 @@ func (c *ChatStreamConverter) Messages() []harmony.Message { return c.c.d.p.Mess
 func (c *ChatStreamConverter) Dropped() int { return c.c.d.dropped() }
 
 // ReasoningTokens returns the number of tokens processed so far that belong
-// to analysis messages, as Sampling.CountReasoning counts them. After the
-// last Process call it is the count for the whole output.
+// to analysis messages, as the usage counts them: each from the end of the
+// message before it (its header included) to its <|end|>. After the last
+// Process call it is the count for the whole output.
 func (c *ChatStreamConverter) ReasoningTokens() int { return c.c.d.reasoningTokens() }
 
 // chatAcc builds a chat message from the decoder's events and, when
@@ -90,6 +91,7 @@ type chatAcc struct {
 	content   strings.Builder
 	reasoning strings.Builder
 	calls     []ToolCall
+	args      strings.Builder // the arguments of the last call, written to it by flushArgs
 	cur       kind
 	first     bool // no delta of the current message yet
 }
@@ -104,11 +106,11 @@ func newChatAcc(opts *ResponseOptions, stream bool) *chatAcc {
 func (a *chatAcc) streamStart() { a.chunk(ChatDelta{Role: "assistant"}, "") }
 
 // streamEnd sends the finish reason and, if asked for, the usage.
-func (a *chatAcc) streamEnd(s Sampling) {
-	a.chunk(ChatDelta{}, a.finishReason(s))
+func (a *chatAcc) streamEnd(t tally) {
+	a.chunk(ChatDelta{}, a.finishReason(t.Sampling))
 	if a.opts.StreamUsage {
 		a.out = append(a.out, ChatCompletionChunk{ID: a.id, Object: "chat.completion.chunk",
-			Created: a.created, Model: a.opts.Model, Choices: []ChunkChoice{}, Usage: a.usage(s)})
+			Created: a.created, Model: a.opts.Model, Choices: []ChunkChoice{}, Usage: a.usage(t)})
 	}
 }
 
@@ -118,6 +120,7 @@ func (a *chatAcc) start(k kind, name string) {
 		return
 	}
 	id := a.ids.unique("call_" + a.opts.newID())
+	a.args.Reset()
 	a.calls = append(a.calls, ToolCall{ID: id, Type: "function", Function: FunctionCall{Name: name}})
 	if a.stream {
 		a.chunk(ChatDelta{ToolCalls: []ToolCallDelta{{Index: len(a.calls) - 1, ID: id, Type: "function",
@@ -131,7 +134,7 @@ func (a *chatAcc) delta(text string) {
 	switch a.cur {
 	case kindToolCall:
 		i := len(a.calls) - 1
-		a.calls[i].Function.Arguments += text
+		a.args.WriteString(text)
 		if a.stream {
 			a.chunk(ChatDelta{ToolCalls: []ToolCallDelta{{Index: i, Function: FunctionCallDelta{Arguments: text}}}}, "")
 		}
@@ -144,11 +147,9 @@ func (a *chatAcc) delta(text string) {
 		}
 		a.reasoning.WriteString(text)
 		if a.stream {
-			if a.opts.ReasoningContent {
-				a.chunk(ChatDelta{ReasoningContent: text}, "")
-			} else {
-				a.chunk(ChatDelta{Reasoning: text}, "")
-			}
+			var d ChatDelta
+			a.opts.ReasoningField.set(&d.Reasoning, &d.ReasoningContent, text)
+			a.chunk(d, "")
 		}
 	default:
 		if first && a.content.Len() > 0 {
@@ -161,7 +162,16 @@ func (a *chatAcc) delta(text string) {
 	}
 }
 
-func (a *chatAcc) end(bool) {}
+func (a *chatAcc) end(bool) { a.flushArgs() }
+
+// flushArgs writes the arguments built so far to the last call, when the
+// current message is a call: the builder keeps the arguments linear in
+// their length, however many deltas they come in.
+func (a *chatAcc) flushArgs() {
+	if a.cur == kindToolCall && len(a.calls) > 0 {
+		a.calls[len(a.calls)-1].Function.Arguments = a.args.String()
+	}
+}
 
 func (a *chatAcc) chunk(d ChatDelta, f FinishReason) {
 	a.out = append(a.out, ChatCompletionChunk{ID: a.id, Object: "chat.completion.chunk", Created: a.created,
@@ -178,35 +188,34 @@ func (a *chatAcc) finishReason(s Sampling) FinishReason {
 	return FinishStop
 }
 
-func (a *chatAcc) usage(s Sampling) *ChatUsage {
-	u := &ChatUsage{PromptTokens: s.PromptTokens, CompletionTokens: s.CompletionTokens,
-		TotalTokens: s.PromptTokens + s.CompletionTokens}
-	if s.ReasoningTokens > 0 {
-		u.CompletionTokensDetails = &CompletionTokensDetails{ReasoningTokens: s.ReasoningTokens}
+// usage returns the usage, or nil for a response built from messages.
+func (a *chatAcc) usage(t tally) *ChatUsage {
+	if !t.counted {
+		return nil
 	}
-	return u
+	return &ChatUsage{PromptTokens: t.PromptTokens, CompletionTokens: t.completion,
+		TotalTokens:             t.PromptTokens + t.completion,
+		PromptTokensDetails:     &PromptTokensDetails{CachedTokens: t.CachedTokens},
+		CompletionTokensDetails: &CompletionTokensDetails{ReasoningTokens: t.reasoning}}
 }
 
 func (a *chatAcc) message() ChatMessage {
+	a.flushArgs()
 	m := ChatMessage{Role: "assistant", ToolCalls: a.calls}
 	if a.content.Len() > 0 || len(a.calls) == 0 {
 		m.Content = TextContent(a.content.String())
 	}
-	if a.opts.ReasoningContent {
-		m.ReasoningContent = a.reasoning.String()
-	} else {
-		m.Reasoning = a.reasoning.String()
-	}
+	a.opts.ReasoningField.set(&m.Reasoning, &m.ReasoningContent, a.reasoning.String())
 	return m
 }
 
-func (a *chatAcc) response(s Sampling) *ChatCompletionResponse {
+func (a *chatAcc) response(t tally) *ChatCompletionResponse {
 	return &ChatCompletionResponse{
 		ID:      a.id,
 		Object:  "chat.completion",
 		Created: a.created,
 		Model:   a.opts.Model,
-		Choices: []ChatChoice{{Message: a.message(), FinishReason: a.finishReason(s)}},
-		Usage:   a.usage(s),
+		Choices: []ChatChoice{{Message: a.message(), FinishReason: a.finishReason(t.Sampling)}},
+		Usage:   a.usage(t),
 	}
 }

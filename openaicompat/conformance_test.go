@@ -104,6 +104,11 @@ func checkChatConformance(t *testing.T, name string, enc *harmony.Encoding, toks
 		t.Errorf("%s: %v", name, err)
 		return false
 	}
+	// The usage is counted from tokens; a response from messages has none.
+	if u := fromTokens.Usage; u == nil || u.CompletionTokens != len(toks) {
+		t.Errorf("%s: usage %s, want %d completion tokens", name, marshalLine(u), len(toks))
+	}
+	fromTokens.Usage = nil
 	if a, b := marshalLine(fromTokens), marshalLine(whole); a != b {
 		t.Errorf("%s: from tokens\n%s differs from parsed\n%s", name, a, b)
 	}
@@ -145,11 +150,16 @@ func checkResponsesConformance(t *testing.T, name string, enc *harmony.Encoding,
 	if !same {
 		t.Errorf("%s: the stream converter saw other messages than harmony", name)
 	}
+	if a, b := marshalLine(final), marshalLine(fromTokens); a != b {
+		t.Errorf("%s: streamed\n%s differs from whole\n%s", name, a, b)
+	}
+	// The usage is counted from tokens; a response from messages has none.
+	if u := fromTokens.Usage; u == nil || u.OutputTokens != len(toks) {
+		t.Errorf("%s: usage %s, want %d output tokens", name, marshalLine(u), len(toks))
+	}
+	fromTokens.Usage = nil
 	if a, b := marshalLine(fromTokens), marshalLine(whole); a != b {
 		t.Errorf("%s: from tokens\n%s differs from parsed\n%s", name, a, b)
-	}
-	if a, b := marshalLine(final), marshalLine(whole); a != b {
-		t.Errorf("%s: streamed\n%s differs from whole\n%s", name, a, b)
 	}
 	return false
 }

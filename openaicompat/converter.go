@@ -20,10 +20,10 @@ type accumulator[Out, Resp any] interface {
 	// streamStart adds the outputs that open a stream, before any token.
 	streamStart()
 	// streamEnd adds the outputs that close a stream after the decoder
-	// finished without error; s has the reasoning tokens counted.
-	streamEnd(s Sampling)
+	// finished without error.
+	streamEnd(t tally)
 	// response returns the whole response.
-	response(s Sampling) Resp
+	response(t tally) Resp
 }
 
 // accBase is what both accumulators hold: their options, the response's id
@@ -67,7 +67,7 @@ func fromMessages[Out, Resp any, A accumulator[Out, Resp]](a A, msgs []harmony.M
 		var zero Resp
 		return zero, err
 	}
-	return a.response(s), nil
+	return a.response(tally{Sampling: s}), nil
 }
 
 // fromTokens converts sampled tokens all at once (…FromTokens), as a
@@ -83,10 +83,11 @@ func fromTokens[Out, Resp any, A accumulator[Out, Resp]](enc *harmony.Encoding, 
 			return zero, err
 		}
 	}
-	if s, err = c.end(s); err != nil {
+	t, err := c.end(s)
+	if err != nil {
 		return zero, err
 	}
-	return a.response(s), nil
+	return a.response(t), nil
 }
 
 // converter is the core of a conversion from tokens: the decoder, the
@@ -115,13 +116,12 @@ func (c *converter[Out, Resp, A]) begin() {
 	}
 }
 
-// end finishes the decoding and returns s with the reasoning tokens
-// counted, if s asks for them.
-func (c *converter[Out, Resp, A]) end(s Sampling) (Sampling, error) {
+// end finishes the decoding and returns the usage.
+func (c *converter[Out, Resp, A]) end(s Sampling) (tally, error) {
 	if err := c.d.finish(c.a, s.Truncated); err != nil {
-		return s, err
+		return tally{}, err
 	}
-	return s.withReasoning(c.d), nil
+	return c.d.tally(s), nil
 }
 
 // process is the stream converters' Process.
@@ -134,11 +134,11 @@ func (c *converter[Out, Resp, A]) process(t harmony.Token) ([]Out, error) {
 // finish is the stream converters' Finish.
 func (c *converter[Out, Resp, A]) finish(s Sampling) ([]Out, error) {
 	c.begin()
-	s, err := c.end(s)
+	t, err := c.end(s)
 	if err != nil {
 		return c.a.base().take(), err
 	}
-	c.a.streamEnd(s)
+	c.a.streamEnd(t)
 	c.ended = true
 	return c.a.base().take(), nil
 }

@@ -87,8 +87,9 @@
 // Chat Completions ([NewChatCompletionResponse], [ChatCompletionFromTokens],
 // [ChatStreamConverter]): "content" is the text messages joined with a blank
 // line ("\n\n"), null when there is none and there are tool calls;
-// "reasoning" (or "reasoning_content") is the analysis messages joined the
-// same way, left out with ResponseOptions.ExcludeReasoning; "tool_calls" has
+// "reasoning" (or "reasoning_content", or both: ResponseOptions.ReasoningField)
+// is the analysis messages joined the same way, left out with
+// ResponseOptions.ExcludeReasoning; "tool_calls" has
 // an id "call_…" per call, the function's name and the message's content as
 // arguments; "finish_reason" is "length" when the caller says sampling hit
 // the token limit, else "tool_calls" when there are calls, else "stop". A
@@ -107,10 +108,13 @@
 // [ResponsesStreamConverter.Fail]: an "error" event and
 // "response.failed", numbered after the events before them.
 //
-// Usage comes from [Sampling]; with Sampling.CountReasoning the converters
-// count the reasoning tokens themselves (the tokens of the analysis
-// messages, headers included), and the stream converters' ReasoningTokens
-// says how many there are so far.
+// Usage: the converters from tokens count the completion's tokens (every
+// token given to them) and its reasoning tokens (the tokens of the analysis
+// messages, headers included) themselves; [Sampling] carries only what they
+// cannot know, the prompt's tokens and the cached part of them. The stream
+// converters' ReasoningTokens says how many reasoning tokens there are so
+// far. A response built from messages ([NewChatCompletionResponse],
+// [NewResponse]) has no usage, as it has no tokens to count.
 //
 // # Malformed output
 //

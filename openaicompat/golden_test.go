@@ -149,17 +149,16 @@ type outputFixture struct {
 	Completion string   `json:"completion"` // text; special tokens written out
 	Tokens     []uint32 `json:"tokens"`     // or ids
 	Sampling   struct {
-		Truncated        bool `json:"truncated"`
-		PromptTokens     int  `json:"prompt_tokens"`
-		CompletionTokens int  `json:"completion_tokens"`
-		ReasoningTokens  int  `json:"reasoning_tokens"`
+		Truncated    bool `json:"truncated"`
+		PromptTokens int  `json:"prompt_tokens"`
+		CachedTokens int  `json:"cached_tokens"`
 	} `json:"sampling"`
 	Options struct {
-		Lenient          bool `json:"lenient"`
-		ExcludeReasoning bool `json:"exclude_reasoning"`
-		ReasoningContent bool `json:"reasoning_content"`
-		StreamUsage      bool `json:"stream_usage"`
-		ExpectStart      bool `json:"expect_start"`
+		Lenient          bool   `json:"lenient"`
+		ExcludeReasoning bool   `json:"exclude_reasoning"`
+		ReasoningField   string `json:"reasoning_field"`
+		StreamUsage      bool   `json:"stream_usage"`
+		ExpectStart      bool   `json:"expect_start"`
 	} `json:"options"`
 }
 
@@ -176,14 +175,14 @@ func (fx *outputFixture) tokens(enc *harmony.Encoding) []harmony.Token {
 
 func (fx *outputFixture) sampling() Sampling {
 	s := fx.Sampling
-	return Sampling{Truncated: s.Truncated, PromptTokens: s.PromptTokens, CompletionTokens: s.CompletionTokens, ReasoningTokens: s.ReasoningTokens}
+	return Sampling{Truncated: s.Truncated, PromptTokens: s.PromptTokens, CachedTokens: s.CachedTokens}
 }
 
 // responseOptions returns fresh options with deterministic ids and time.
 func (fx *outputFixture) responseOptions() *ResponseOptions {
 	o := fx.Options
 	return &ResponseOptions{Model: "gpt-oss-120b", Created: 1700000000, IDGenerator: counter(),
-		Lenient: o.Lenient, ExcludeReasoning: o.ExcludeReasoning, ReasoningContent: o.ReasoningContent,
+		Lenient: o.Lenient, ExcludeReasoning: o.ExcludeReasoning, ReasoningField: ReasoningField(o.ReasoningField),
 		StreamUsage: o.StreamUsage, ExpectStart: o.ExpectStart}
 }
 

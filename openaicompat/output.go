@@ -41,9 +41,11 @@ type ResponseOptions struct {
 	// ExcludeReasoning leaves the reasoning out of the response (OpenRouter's
 	// reasoning.exclude): no reasoning field, deltas or items.
 	ExcludeReasoning bool
-	// ReasoningContent writes Chat Completions reasoning under
-	// "reasoning_content" (the name some servers use) instead of "reasoning".
-	ReasoningContent bool
+	// ReasoningField is the field of a chat message or delta that carries
+	// the reasoning: "reasoning" (the zero value; OpenRouter's name, which
+	// the OpenAI SDKs and the Vercel AI SDK read), "reasoning_content"
+	// (vLLM's and DeepSeek's, which LangChain reads), or both.
+	ReasoningField ReasoningField
 	// StreamUsage adds, after a stream's last chunk, a chunk with the usage
 	// and no choices (stream_options.include_usage).
 	StreamUsage bool
@@ -74,7 +76,9 @@ type ResponseOptions struct {
 	ExpectStart bool
 }
 
-// Sampling is what the caller knows about a completion besides its tokens.
+// Sampling is what the caller knows about a completion that a converter
+// cannot see in its tokens. The converters count the completion's tokens
+// and its reasoning tokens themselves.
 type Sampling struct {
 	// Truncated says sampling stopped at the token limit rather than at a
 	// stop token: the finish reason is "length" and the Responses status
@@ -82,26 +86,57 @@ type Sampling struct {
 	// than being an error (when strict; lenient conversion makes its text
 	// reasoning).
 	Truncated bool
-	// Token counts for the usage. ReasoningTokens is the part of
-	// CompletionTokens spent on reasoning; 0 leaves the detail out.
-	PromptTokens, CompletionTokens, ReasoningTokens int
-	// CountReasoning replaces ReasoningTokens with the count of the
-	// converter, which knows which tokens were reasoning: the tokens of the
-	// analysis messages, each from the end of the message before it (its
-	// header included) to its <|end|>, an unfinished one included. Only
-	// for the stream converters' Finish and the *FromTokens functions;
-	// NewChatCompletionResponse and NewResponse, given messages, have no
-	// tokens to count.
-	CountReasoning bool
+	// PromptTokens is the length of the rendered prompt, and CachedTokens
+	// the part of it the server took from its prefix cache (0 leaves the
+	// detail at 0).
+	PromptTokens, CachedTokens int
 }
 
-// withReasoning returns s with the decoder's reasoning tokens when s asks
-// for them.
-func (s Sampling) withReasoning(d *decoder) Sampling {
-	if s.CountReasoning {
-		s.ReasoningTokens = d.reasoningTokens()
+// ReasoningField names the Chat Completions field of the reasoning.
+type ReasoningField string
+
+// The reasoning fields.
+const (
+	ReasoningFieldReasoning        ReasoningField = "reasoning"
+	ReasoningFieldReasoningContent ReasoningField = "reasoning_content"
+	ReasoningFieldBoth             ReasoningField = "both"
+)
+
+// ParseReasoningField reads a reasoning field's name; "" is "reasoning".
+func ParseReasoningField(s string) (ReasoningField, error) {
+	switch f := ReasoningField(s); f {
+	case "", ReasoningFieldReasoning, ReasoningFieldReasoningContent, ReasoningFieldBoth:
+		return f, nil
 	}
-	return s
+	return "", fmt.Errorf("openaicompat: reasoning field %q is not reasoning, reasoning_content or both", s)
+}
+
+// set writes text to the fields f names.
+func (f ReasoningField) set(reasoning, reasoningContent *string, text string) {
+	switch f {
+	case ReasoningFieldReasoningContent:
+		*reasoningContent = text
+	case ReasoningFieldBoth:
+		*reasoning, *reasoningContent = text, text
+	default:
+		*reasoning = text
+	}
+}
+
+// tally is a response's usage: what the caller said, and what the
+// converter counted. Without counted (a response built from messages, not
+// tokens) the response has no usage.
+type tally struct {
+	Sampling
+	counted               bool
+	completion, reasoning int
+}
+
+// tally counts the tokens the decoder has seen: every token processed, and
+// those of analysis messages, each from the end of the message before it
+// (its header included) to its <|end|>, an unfinished one included.
+func (d *decoder) tally(s Sampling) tally {
+	return tally{Sampling: s, counted: true, completion: d.ntok, reasoning: d.reasoningTokens()}
 }
 
 func (o *ResponseOptions) newID() string {

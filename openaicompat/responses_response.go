@@ -95,8 +95,9 @@ func (c *ResponsesStreamConverter) Messages() []harmony.Message { return c.c.d.p
 func (c *ResponsesStreamConverter) Dropped() int { return c.c.d.dropped() }
 
 // ReasoningTokens returns the number of tokens processed so far that belong
-// to analysis messages, as Sampling.CountReasoning counts them. After the
-// last Process call it is the count for the whole output.
+// to analysis messages, as the usage counts them: each from the end of the
+// message before it (its header included) to its <|end|>. After the last
+// Process call it is the count for the whole output.
 func (c *ResponsesStreamConverter) ReasoningTokens() int { return c.c.d.reasoningTokens() }
 
 // respAcc builds output items from the decoder's events and, when
@@ -128,12 +129,12 @@ func (a *respAcc) streamStart() {
 
 // streamEnd sends "response.completed", or "response.incomplete" when
 // sampling hit the token limit.
-func (a *respAcc) streamEnd(s Sampling) {
+func (a *respAcc) streamEnd(t tally) {
 	typ := "response.completed"
-	if s.Truncated {
+	if t.Truncated {
 		typ = "response.incomplete"
 	}
-	a.emit(ResponseEvent{Type: typ, Response: a.response(s)})
+	a.emit(ResponseEvent{Type: typ, Response: a.response(t)})
 }
 
 // streamFail sends the "error" event for err and "response.failed" with
@@ -274,18 +275,18 @@ func (a *respAcc) envelope() *Response {
 	return &Response{ID: a.id, Object: "response", CreatedAt: a.created, Model: a.opts.Model, Output: []Item{}}
 }
 
-func (a *respAcc) response(s Sampling) *Response {
+func (a *respAcc) response(t tally) *Response {
 	r := a.envelope()
 	r.Status = "completed"
-	if s.Truncated {
+	if t.Truncated {
 		r.Status = "incomplete"
 		r.IncompleteDetails = &IncompleteDetails{Reason: "max_output_tokens"}
 	}
 	r.Output = append(r.Output, a.items...)
-	r.Usage = &ResponsesUsage{InputTokens: s.PromptTokens, OutputTokens: s.CompletionTokens,
-		TotalTokens: s.PromptTokens + s.CompletionTokens}
-	if s.ReasoningTokens > 0 {
-		r.Usage.OutputTokensDetails = &OutputTokensDetails{ReasoningTokens: s.ReasoningTokens}
+	if t.counted {
+		r.Usage = &ResponsesUsage{InputTokens: t.PromptTokens, OutputTokens: t.completion,
+			TotalTokens:         t.PromptTokens + t.completion,
+			OutputTokensDetails: &OutputTokensDetails{ReasoningTokens: t.reasoning}}
 	}
 	return r
 }

@@ -47,7 +47,11 @@ func TestReasoningRoundTrip(t *testing.T) {
 	toks := enc.EncodeWithSpecialTokens(sampledCall)
 	var prompts []string
 	for _, field := range []bool{false, true} {
-		resp, err := ChatCompletionFromTokens(enc, toks, Sampling{}, &ResponseOptions{ReasoningContent: field})
+		rf := ReasoningFieldReasoning
+		if field {
+			rf = ReasoningFieldReasoningContent
+		}
+		resp, err := ChatCompletionFromTokens(enc, toks, Sampling{}, &ResponseOptions{ReasoningField: rf})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package openaicompat
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -177,7 +178,7 @@ func TestReasoningTokens(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := &ResponseOptions{Lenient: tc.lenient, IDGenerator: counter(), Created: 1}
-			s := Sampling{CompletionTokens: len(tc.tokens), CountReasoning: true, ReasoningTokens: 999}
+			s := Sampling{PromptTokens: 7, CachedTokens: 3}
 			cc, err := NewChatStreamConverter(enc, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -234,10 +235,17 @@ func TestReasoningTokens(t *testing.T) {
 			if got := respDetail(r.Usage); got != tc.want {
 				t.Errorf("ResponseFromTokens: %d, want %d", got, tc.want)
 			}
-			// Without CountReasoning the caller's number stands.
-			s.CountReasoning = false
-			if cr, _ := ChatCompletionFromTokens(enc, tc.tokens, s, opts); detail(cr.Usage) != 999 {
-				t.Errorf("caller's count replaced: %+v", cr.Usage)
+			// The converters count the completion's tokens themselves.
+			wantChat := ChatUsage{PromptTokens: 7, CompletionTokens: len(tc.tokens), TotalTokens: 7 + len(tc.tokens),
+				PromptTokensDetails: &PromptTokensDetails{CachedTokens: 3}, CompletionTokensDetails: &CompletionTokensDetails{ReasoningTokens: tc.want}}
+			if !reflect.DeepEqual(*cr.Usage, wantChat) {
+				t.Errorf("ChatCompletionFromTokens usage %s, want %s", marshalLine(cr.Usage), marshalLine(wantChat))
+			}
+			if got := chunks[len(chunks)-1].Usage; !reflect.DeepEqual(*got, wantChat) {
+				t.Errorf("stream usage %s, want %s", marshalLine(got), marshalLine(wantChat))
+			}
+			if u := r.Usage; u.InputTokens != 7 || u.OutputTokens != len(tc.tokens) || u.TotalTokens != 7+len(tc.tokens) {
+				t.Errorf("ResponseFromTokens usage %s", marshalLine(u))
 			}
 		})
 	}

@@ -222,7 +222,7 @@ func TestChatCompletion(t *testing.T) {
 			"finish_reason": "stop"
 		}],
 		"usage": {"prompt_tokens": 85, "completion_tokens": 21, "total_tokens": 106,
-			"completion_tokens_details": {"reasoning_tokens": 7}}
+			"prompt_tokens_details": {"cached_tokens": 0}, "completion_tokens_details": {"reasoning_tokens": 7}}
 	}`) + "\n"
 	if string(body) != want {
 		t.Errorf("response:\n%s\nwant:\n%s", body, want)
@@ -823,7 +823,7 @@ func TestRecoveredOutput(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d: %s", resp.StatusCode, body)
 	}
-	const want = `{"id":"chatcmpl-1","object":"chat.completion","created":1751112000,"model":"gpt-oss-120b","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":68,"completion_tokens":12,"total_tokens":80}}`
+	const want = `{"id":"chatcmpl-1","object":"chat.completion","created":1751112000,"model":"gpt-oss-120b","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":68,"completion_tokens":12,"total_tokens":80,"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}`
 	if got := strings.TrimSpace(string(body)); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

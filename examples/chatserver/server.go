@@ -277,11 +277,10 @@ func (s *server) complete(conv harmony.Conversation, limit int) ([]harmony.Token
 	if i := slices.IndexFunc(ids, func(t harmony.Token) bool { return slices.Contains(stops, t) }); i >= 0 {
 		ids = ids[:i+1]
 	}
-	samp := openaicompat.Sampling{PromptTokens: len(prompt), CountReasoning: true}
+	samp := openaicompat.Sampling{PromptTokens: len(prompt)}
 	if limit > 0 && len(ids) > limit {
 		ids, samp.Truncated = ids[:limit], true
 	}
-	samp.CompletionTokens = len(ids)
 	return ids, samp, nil
 }
 

@@ -1,0 +1,65 @@
+package openaicompat
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// TestLongCallLinear converts a tool call with long arguments, whole and
+// streamed, for both APIs, and checks that the memory allocated grows in
+// proportion to the arguments: appending each delta to a string would
+// allocate about n²/2 bytes for n bytes of arguments (hundreds of MB here).
+func TestLongCallLinear(t *testing.T) {
+	enc := mustEncoding(t)
+	args := `{"text": "` + strings.Repeat("lorem ipsum dolor sit amet ", 4000) + `"}`
+	toks := enc.EncodeWithSpecialTokens(`<|channel|>commentary to=functions.f <|constrain|>json<|message|>` + args + `<|call|>`)
+	if len(toks) < 15000 {
+		t.Fatalf("only %d tokens", len(toks))
+	}
+	limit := uint64(400 * len(toks)) // generous: the stream's chunks cost ~200 bytes a token
+	measure := func(name string, run func() string) {
+		t.Helper()
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		got := run()
+		runtime.ReadMemStats(&after)
+		if got != args {
+			t.Errorf("%s: arguments differ (%d bytes, want %d)", name, len(got), len(args))
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > limit {
+			t.Errorf("%s: %d bytes allocated for %d tokens, want at most %d", name, n, len(toks), limit)
+		}
+	}
+	measure("chat whole", func() string {
+		r, err := ChatCompletionFromTokens(enc, toks, Sampling{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Choices[0].Message.ToolCalls[0].Function.Arguments
+	})
+	measure("chat stream", func() string {
+		c, _ := NewChatStreamConverter(enc, nil)
+		var b strings.Builder
+		for _, x := range toks {
+			chunks, err := c.Process(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ch := range chunks {
+				for _, tc := range ch.Choices[0].Delta.ToolCalls {
+					b.WriteString(tc.Function.Arguments)
+				}
+			}
+		}
+		return b.String()
+	})
+	measure("responses whole", func() string {
+		r, err := ResponseFromTokens(enc, toks, Sampling{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Output[0].Arguments
+	})
+}
