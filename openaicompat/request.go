@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/go-harmony/harmony"
@@ -56,6 +57,8 @@ type builder struct {
 	msgs         []harmony.Message
 	calls        map[string]*toolCall
 	pending      []*toolCall // calls made since the last user message, in order
+	ncalls       int         // calls made so far: the next call's seq
+	resultSeq    map[int]int // index in msgs of each tool result: its call's seq
 }
 
 type toolCall struct {
@@ -64,10 +67,11 @@ type toolCall struct {
 	channel    string
 	index      int // message or item that made the call
 	answeredBy int // message or item that answered it, or -1
+	seq        int // the call's place among all the calls
 }
 
 func newBuilder(opts *RequestOptions, list string) *builder {
-	b := &builder{list: list, calls: map[string]*toolCall{}}
+	b := &builder{list: list, calls: map[string]*toolCall{}, resultSeq: map[int]int{}}
 	if opts != nil {
 		b.opts = *opts
 	}
@@ -129,7 +133,8 @@ func (b *builder) call(i int, param, author, id, name, args string) error {
 			"%q is already the id of the call to %s in %s", id, c.name, b.param(c.index, ""))
 	}
 	recipient, channel, ctype := b.route(name)
-	c := &toolCall{id: id, name: name, recipient: recipient, channel: channel, index: i, answeredBy: -1}
+	c := &toolCall{id: id, name: name, recipient: recipient, channel: channel, index: i, answeredBy: -1, seq: b.ncalls}
+	b.ncalls++
 	b.calls[id] = c
 	b.pending = append(b.pending, c)
 	b.msgs = append(b.msgs, harmony.NewTextMessage(harmony.RoleAssistant, args).
@@ -170,9 +175,42 @@ func (b *builder) result(i int, idParam, id, nameParam, name, text string) error
 			"%q is not the name of the function called by %q (%q)", name, id, c.name)
 	}
 	c.answeredBy = i
+	b.resultSeq[len(b.msgs)] = c.seq
 	b.msgs = append(b.msgs, harmony.NewToolMessage(c.recipient, text).
 		WithRecipient(string(harmony.RoleAssistant)).WithChannel(c.channel))
 	return nil
+}
+
+// orderResults sorts each run of consecutive tool results in msgs into the
+// order of their calls, whatever order the client sent them in: the prompt
+// names a result by its function only, so the model pairs parallel calls to
+// one function with their results by position, while the chat protocol
+// pairs them by id and lets the results come in any order.
+func (b *builder) orderResults() {
+	for i := 0; i < len(b.msgs); i++ {
+		if _, ok := b.resultSeq[i]; !ok {
+			continue
+		}
+		j := i + 1
+		for ; j < len(b.msgs); j++ {
+			if _, ok := b.resultSeq[j]; !ok {
+				break
+			}
+		}
+		if j-i > 1 {
+			run := make([]int, j-i) // indices into msgs, sorted by their calls' seq
+			for k := range run {
+				run[k] = i + k
+			}
+			slices.SortStableFunc(run, func(x, y int) int { return b.resultSeq[x] - b.resultSeq[y] })
+			sorted := make([]harmony.Message, len(run))
+			for k, at := range run {
+				sorted[k] = b.msgs[at]
+			}
+			copy(b.msgs[i:j], sorted)
+		}
+		i = j
+	}
 }
 
 // requireResults checks that every call made since the last user message has
@@ -271,6 +309,7 @@ func (b *builder) conversation(s settings) harmony.Conversation {
 	if dev.Instructions != "" || len(dev.Tools) > 0 || len(dev.ResponseFormats) > 0 {
 		msgs = append(msgs, harmony.NewDeveloperMessage(dev))
 	}
+	b.orderResults()
 	rest := b.msgs
 	if !b.opts.KeepReasoning {
 		rest = dropStaleReasoning(rest)
