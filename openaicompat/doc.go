@@ -149,6 +149,31 @@
 // recovery makes its text, if any, reasoning. No input makes this package
 // panic.
 //
+// # Reasoning across calls
+//
+// A tool loop must give the model back its own chain of thought (the raw
+// chain-of-thought guide). Chat clients send it in "reasoning" or
+// "reasoning_content". Responses clients send reasoning items back in one
+// of three forms, all accepted:
+//
+//   - the item itself, with its reasoning_text content;
+//   - with store:false and include:["reasoning.encrypted_content"] (the
+//     stateless form): the item's encrypted_content, which this package
+//     seals with the server's key ([ReasoningSealer], AES-GCM, keys
+//     rotated by listing the new one first) in ResponseOptions.Sealer and
+//     opens with RequestOptions.Sealer; a changed or foreign one is a 400
+//     ([ErrSealedReasoning]) naming the item;
+//   - with store (the API's default): an item_reference, resolved through
+//     RequestOptions.Items, an [ItemStore] the server keeps; without one it
+//     is a 400 ([ErrItemReference]) that says to send store:false.
+//
+// # Errors on the wire
+//
+// [HTTPError] gives the status and body for any error: client errors
+// (a [*RequestError], a body [DecodeRequest] cannot read) are 400
+// invalid_request_error with param and code, everything else 500. Whatever
+// a client can send that harmony cannot render is refused by Conversation.
+//
 // # Concurrency
 //
 // Requests, options and responses are plain values. A stream converter is

@@ -56,6 +56,11 @@ var (
 	// message or the end of the conversation.
 	ErrMissingToolResult = errors.New("tool call without a result")
 
+	// ErrItemReference: a Responses item_reference that cannot be resolved:
+	// the server keeps no items (RequestOptions.Items is nil), or none
+	// with that id. Its code is "invalid_item_reference".
+	ErrItemReference = errors.New("item reference cannot be resolved")
+
 	// ErrUnexpectedMessage: the model's output holds a message from a role
 	// other than the assistant (strict mode only).
 	ErrUnexpectedMessage = errors.New("message not written by the assistant")
@@ -78,6 +83,8 @@ var codes = map[error]string{
 	ErrDuplicateToolCallID:       "duplicate_tool_call_id",
 	ErrToolCallAlreadyAnswered:   "tool_call_already_answered",
 	ErrMissingToolResult:         "missing_tool_result",
+	ErrItemReference:             "invalid_item_reference",
+	ErrSealedReasoning:           "invalid_encrypted_content",
 }
 
 // RequestError reports a request that cannot be turned into a conversation.

@@ -70,6 +70,13 @@ type ResponseOptions struct {
 	// "python", or another namespace, whose calls are "ns" or "ns.TOOL";
 	// lenient parsing accepts the namespaces' recipients too.
 	BuiltinTools []string
+	// SealReasoning gives each Responses reasoning item an
+	// encrypted_content sealed with Sealer (the request's include has
+	// "reasoning.encrypted_content"; its ResponseOptions method sets it).
+	// Without a Sealer it does nothing; RequestOptions.Sealer nil refuses
+	// such a request.
+	SealReasoning bool
+	Sealer        *ReasoningSealer
 	// ExpectStart says the tokens start at a <|start|> token, not (as usual)
 	// right after the rendered "<|start|>assistant" of the prompt. Only for
 	// the stream converters and the *FromTokens functions.

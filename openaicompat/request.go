@@ -47,6 +47,25 @@ type RequestOptions struct {
 	// assistant's current turn of tool calls) is kept. With KeepReasoning,
 	// render with harmony.RenderOptions{KeepAnalysis: true} too.
 	KeepReasoning bool
+	// Sealer opens the encrypted reasoning of Responses reasoning items
+	// (encrypted_content) that the server's ResponseOptions.Sealer sealed;
+	// nil refuses such items, and a request that asks for
+	// "reasoning.encrypted_content" in its include.
+	Sealer *ReasoningSealer
+	// Items resolves the Responses API's item references
+	// ({"type":"item_reference","id":…}, or an item with only an id),
+	// which clients send for the output items of earlier responses when
+	// store is true, the API's default. nil refuses them with an error
+	// that says to send the items themselves (store:false).
+	Items ItemStore
+}
+
+// ItemStore gives the output items of earlier responses by id, for the
+// Responses API's item references. A server that keeps them stores each
+// response's output items when the request's store is not false.
+type ItemStore interface {
+	// Item returns the item with the given id, and whether there is one.
+	Item(id string) (Item, bool)
 }
 
 // builder collects a conversation from a request's messages or items.

@@ -3,6 +3,7 @@ package openaicompat
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/go-harmony/harmony"
 )
@@ -23,6 +24,10 @@ func (r *ResponsesRequest) Conversation(opts *RequestOptions) (harmony.Conversat
 		return harmony.Conversation{}, err
 	}
 	b := newBuilder(opts, "input")
+	if r.sealsReasoning() && b.opts.Sealer == nil {
+		return harmony.Conversation{}, reqErr(-1, "include", ErrUnsupportedParameter,
+			"this server cannot seal reasoning: leave %q out of include", includeEncrypted)
+	}
 	b.instruct(r.Instructions)
 	items := r.Input.Items
 	if items == nil {
@@ -33,6 +38,9 @@ func (r *ResponsesRequest) Conversation(opts *RequestOptions) (harmony.Conversat
 	}
 	if len(items) == 0 {
 		return harmony.Conversation{}, reqErr(-1, "input", ErrInvalidRequest, "at least one input item is required")
+	}
+	if items, err = b.resolve(items); err != nil {
+		return harmony.Conversation{}, err
 	}
 	preamble := preambles(items)
 	return b.build(set, len(items), func(i int) error { return b.item(i, &items[i], preamble[i]) })
@@ -91,6 +99,50 @@ func (r *ResponsesRequest) Validate() error {
 	return checkLimit("max_output_tokens", r.MaxOutputTokens)
 }
 
+// includeEncrypted is the include value that asks for sealed reasoning.
+const includeEncrypted = "reasoning.encrypted_content"
+
+// sealsReasoning reports whether the request asks for its reasoning items
+// to carry sealed reasoning.
+func (r *ResponsesRequest) sealsReasoning() bool { return slices.Contains(r.Include, includeEncrypted) }
+
+// isReference reports whether an input item is an item reference: of type
+// "item_reference", or with an id and neither type nor role.
+func isReference(it *Item) bool {
+	return it.Type == "item_reference" || it.Type == "" && it.Role == "" && it.ID != ""
+}
+
+// resolve returns the items with every item reference replaced by the
+// stored item it names; items itself is not changed.
+func (b *builder) resolve(items []Item) ([]Item, error) {
+	var out []Item
+	for i := range items {
+		if !isReference(&items[i]) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(items)
+		}
+		id := items[i].ID
+		if b.opts.Items == nil {
+			return nil, reqErr(i, b.param(i, ""), ErrItemReference,
+				"this server does not store responses, so it cannot resolve %q: send the items themselves, with store:false (and include:[%q] to keep the reasoning)", id, includeEncrypted)
+		}
+		if id == "" {
+			return nil, reqErr(i, b.param(i, "id"), ErrItemReference, "an item reference needs an id")
+		}
+		it, ok := b.opts.Items.Item(id)
+		if !ok || isReference(&it) {
+			return nil, reqErr(i, b.param(i, "id"), ErrItemReference, "no stored item has the id %q", id)
+		}
+		out[i] = it
+	}
+	if out == nil {
+		return items, nil
+	}
+	return out, nil
+}
+
 // preambles reports, for each item, whether it is an assistant message that
 // function calls follow within the same turn.
 func preambles(items []Item) []bool {
@@ -121,8 +173,21 @@ func (b *builder) item(i int, it *Item, preamble bool) error {
 		return b.messageItem(i, it, preamble)
 	case "reasoning":
 		if it.EncryptedContent != "" {
-			return reqErr(i, b.param(i, "encrypted_content"), ErrUnsupportedRequestContent,
-				"encrypted reasoning cannot be read: send the reasoning_text content")
+			// Sealed reasoning is the model's own; it wins over any text
+			// the client sends beside it.
+			if b.opts.Sealer == nil {
+				return reqErr(i, b.param(i, "encrypted_content"), ErrUnsupportedRequestContent,
+					"this server holds no key for encrypted reasoning: send the reasoning_text content")
+			}
+			text, err := b.opts.Sealer.Open(it.EncryptedContent)
+			if err != nil {
+				return reqErr(i, b.param(i, "encrypted_content"), ErrSealedReasoning,
+					"reasoning item %q: %s", it.ID, strings.TrimPrefix(err.Error(), ErrSealedReasoning.Error()+": "))
+			}
+			if text != "" {
+				b.reasoning("", text)
+			}
+			return nil
 		}
 		parts, field := it.Content, "content"
 		if parts == nil || (parts.Parts != nil && len(parts.Parts) == 0) {

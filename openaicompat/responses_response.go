@@ -184,6 +184,9 @@ func (a *respAcc) snapshot(text, status string, withPart bool) *Item {
 		}
 		it.Content = &ItemContent{Parts: parts}
 	}
+	if a.cur == kindReasoning && withPart && a.opts.SealReasoning && a.opts.Sealer != nil {
+		it.EncryptedContent = a.opts.Sealer.Seal(text)
+	}
 	if it.Type != "reasoning" {
 		it.Status = status
 	}

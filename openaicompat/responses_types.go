@@ -24,6 +24,10 @@ type ResponsesRequest struct {
 
 	Stream          bool `json:"stream,omitempty"`
 	MaxOutputTokens *int `json:"max_output_tokens,omitempty"`
+	// Include asks for more in the output; "reasoning.encrypted_content"
+	// seals each reasoning item's text into its encrypted_content (see
+	// [ReasoningSealer]), which needs RequestOptions.Sealer.
+	Include []string `json:"include,omitempty"`
 
 	// PreviousResponseID needs responses stored on the server; a request
 	// that sets it is refused with [ErrUnsupportedParameter].
@@ -42,7 +46,7 @@ type ResponsesRequest struct {
 // tool_choice). The caller adds ids, the time, the built-in tools it
 // enabled, Lenient and the rest.
 func (r *ResponsesRequest) ResponseOptions() ResponseOptions {
-	return ResponseOptions{Model: r.Model, Tools: declaredTools(r.toolDefs())}
+	return ResponseOptions{Model: r.Model, Tools: declaredTools(r.toolDefs()), SealReasoning: r.sealsReasoning()}
 }
 
 // ResponsesInput is a request's input: a string, or a list of items.

@@ -1,0 +1,223 @@
+package openaicompat
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/go-harmony/harmony"
+)
+
+func testSealer(t *testing.T, keys ...string) *ReasoningSealer {
+	t.Helper()
+	var ks [][]byte
+	for _, k := range keys {
+		ks = append(ks, []byte(k))
+	}
+	s, err := NewReasoningSealer(ks...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+const (
+	key1 = "0123456789abcdef0123456789abcdef"
+	key2 = "fedcba9876543210fedcba9876543210"
+)
+
+func TestReasoningSealer(t *testing.T) {
+	s := testSealer(t, key1)
+	text := "Need to use get_weather for Zürich. 東京 🙂"
+	sealed := s.Seal(text)
+	if strings.Contains(sealed, "get_weather") {
+		t.Fatal("sealed text is readable")
+	}
+	if sealed == s.Seal(text) {
+		t.Error("two seals of one text are equal: the nonce is not fresh")
+	}
+	if got, err := s.Open(sealed); err != nil || got != text {
+		t.Fatalf("Open = %q, %v", got, err)
+	}
+	// Rotation: a new key first seals; the old key still opens.
+	rotated := testSealer(t, key2, key1)
+	if got, err := rotated.Open(sealed); err != nil || got != text {
+		t.Errorf("rotated Open = %q, %v", got, err)
+	}
+	if _, err := s.Open(rotated.Seal(text)); !errors.Is(err, ErrSealedReasoning) {
+		t.Errorf("a foreign key's seal opened: %v", err)
+	}
+	raw, _ := base64.StdEncoding.DecodeString(sealed)
+	for name, bad := range map[string]string{
+		"tampered":  base64.StdEncoding.EncodeToString(append(raw[:len(raw)-1:len(raw)-1], raw[len(raw)-1]^1)),
+		"header":    base64.StdEncoding.EncodeToString(append([]byte{2}, raw[1:]...)),
+		"short":     base64.StdEncoding.EncodeToString(raw[:8]),
+		"not b64":   "%%%",
+		"empty":     "",
+		"truncated": sealed[:len(sealed)-8],
+	} {
+		if got, err := s.Open(bad); !errors.Is(err, ErrSealedReasoning) || got != "" {
+			t.Errorf("%s: Open = %q, %v", name, got, err)
+		}
+	}
+	for _, bad := range [][][]byte{nil, {[]byte("short")}, {[]byte(key1), []byte(key1)}} {
+		if _, err := NewReasoningSealer(bad...); err == nil {
+			t.Errorf("NewReasoningSealer(%q) succeeded", bad)
+		}
+	}
+}
+
+// TestSealedReasoningRoundTrip is the stateless tool loop: a response with
+// include reasoning.encrypted_content carries the sealed reasoning; sent
+// back as input (with its plain content removed, or changed, as a client
+// may) it renders the model's reasoning; tampered, foreign or unsealable
+// it is a 400 naming the item.
+func TestSealedReasoningRoundTrip(t *testing.T) {
+	enc := mustEncoding(t)
+	sealer := testSealer(t, key1)
+	var req ResponsesRequest
+	if err := DecodeRequest([]byte(`{"model":"m","input":"Weather in Zürich?","store":false,"include":["reasoning.encrypted_content"],
+		"tools":[{"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"location":{"type":"string"}}}}]}`), &req); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := req.Conversation(nil); !errors.Is(err, ErrUnsupportedParameter) {
+		t.Fatalf("include encrypted reasoning without a sealer: %v", err)
+	}
+	ro := req.ResponseOptions()
+	ro.Sealer, ro.IDGenerator, ro.Created = sealer, counter(), 1
+	toks := enc.EncodeWithSpecialTokens(sampledCall)
+	resp, err := ResponseFromTokens(enc, toks, Sampling{}, &ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := streamResponses(enc, toks, Sampling{}, &ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var streamed string
+	for _, e := range events {
+		if e.Type == "response.output_item.done" && e.Item.Type == "reasoning" {
+			streamed = e.Item.EncryptedContent
+		}
+	}
+	rs := resp.Output[0]
+	if rs.Type != "reasoning" || rs.EncryptedContent == "" || streamed == "" {
+		t.Fatalf("no sealed reasoning: %s / streamed %q", marshalLine(rs), streamed)
+	}
+	for _, sealed := range []string{rs.EncryptedContent, streamed} {
+		if got, err := sealer.Open(sealed); err != nil || got != "Need to use get_weather for Zürich." {
+			t.Errorf("sealed reasoning opens to %q, %v", got, err)
+		}
+	}
+
+	// Send the output back, the reasoning item with its content replaced.
+	rs.Content = &ItemContent{Parts: []ItemPart{{Type: "reasoning_text", Text: "forged"}}}
+	input := []Item{{Type: "message", Role: "user", Content: &ItemContent{Text: "Weather in Zürich?"}}, rs, resp.Output[1],
+		{Type: "function_call_output", CallID: resp.Output[1].CallID, Output: &ItemContent{Text: `{"temp": 21}`}}}
+	next := func(items []Item, opts *RequestOptions) (string, error) {
+		body, _ := json.Marshal(map[string]any{"model": "m", "input": items,
+			"tools": []map[string]any{{"type": "function", "name": "get_weather"}}})
+		var r ResponsesRequest
+		if err := DecodeRequest(body, &r); err != nil {
+			t.Fatal(err)
+		}
+		conv, err := r.Conversation(opts)
+		if err != nil {
+			return "", err
+		}
+		p, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return enc.DecodeUTF8(p)
+	}
+	prompt, err := next(input, &RequestOptions{Sealer: sealer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(prompt, "<|start|>assistant<|channel|>analysis<|message|>Need to use get_weather for Zürich.<|end|>") || strings.Contains(prompt, "forged") {
+		t.Errorf("the prompt does not carry the sealed reasoning:\n%s", prompt)
+	}
+
+	for name, tc := range map[string]struct {
+		sealed string
+		opts   *RequestOptions
+		want   error
+		msg    string
+	}{
+		"no key":   {rs.EncryptedContent, nil, ErrUnsupportedRequestContent, "input[1].encrypted_content: unsupported content: this server holds no key for encrypted reasoning: send the reasoning_text content"},
+		"tampered": {rs.EncryptedContent[:10] + "A" + rs.EncryptedContent[11:], &RequestOptions{Sealer: sealer}, ErrSealedReasoning, ""},
+		"foreign":  {testSealer(t, key2).Seal("x"), &RequestOptions{Sealer: sealer}, ErrSealedReasoning, `input[1].encrypted_content: encrypted reasoning cannot be opened: reasoning item "rs_2": sealed with a key this server does not hold`},
+	} {
+		items := append([]Item(nil), input...)
+		items[1].EncryptedContent = tc.sealed
+		if rs.EncryptedContent[10] == 'A' && name == "tampered" {
+			items[1].EncryptedContent = rs.EncryptedContent[:10] + "B" + rs.EncryptedContent[11:]
+		}
+		_, err := next(items, tc.opts)
+		var re *RequestError
+		if !errors.Is(err, tc.want) || !errors.As(err, &re) || re.Param != "input[1].encrypted_content" {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if status, _ := HTTPError(err); status != 400 {
+			t.Errorf("%s: status %d", name, status)
+		}
+		if tc.msg != "" && err.Error() != "openaicompat: "+tc.msg {
+			t.Errorf("%s: %q\nwant %q", name, err.Error(), "openaicompat: "+tc.msg)
+		}
+	}
+}
+
+// mapStore is an ItemStore over a map.
+type mapStore map[string]Item
+
+func (m mapStore) Item(id string) (Item, bool) { it, ok := m[id]; return it, ok }
+
+// TestItemReference resolves item references through the store, in both
+// spellings, and refuses them without a store or for an unknown id.
+func TestItemReference(t *testing.T) {
+	enc := mustEncoding(t)
+	store := mapStore{
+		"rs_1": {Type: "reasoning", ID: "rs_1", Content: &ItemContent{Parts: []ItemPart{{Type: "reasoning_text", Text: "Call the tool."}}}},
+		"fc_1": {Type: "function_call", ID: "fc_1", CallID: "call_1", Name: "f", Arguments: "{}"},
+	}
+	body := `{"model":"m","tools":[{"type":"function","name":"f"}],"input":[{"role":"user","content":"hi"},
+		{"type":"item_reference","id":"rs_1"},{"id":"fc_1"},{"type":"function_call_output","call_id":"call_1","output":"ok"}]}`
+	var r ResponsesRequest
+	if err := DecodeRequest([]byte(body), &r); err != nil {
+		t.Fatal(err)
+	}
+	conv, err := r.Conversation(&RequestOptions{Items: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
+	prompt, _ := enc.DecodeUTF8(p)
+	want := `<|start|>user<|message|>hi<|end|><|start|>assistant<|channel|>analysis<|message|>Call the tool.<|end|>` +
+		`<|start|>assistant to=functions.f<|channel|>commentary <|constrain|>json<|message|>{}<|call|>` +
+		`<|start|>functions.f to=assistant<|channel|>commentary<|message|>ok<|end|><|start|>assistant`
+	if !strings.HasSuffix(prompt, want) {
+		t.Errorf("prompt\n%s\nwant suffix\n%s", prompt, want)
+	}
+	if r.Input.Items[1].Type != "item_reference" {
+		t.Error("resolving changed the request")
+	}
+	for _, tc := range []struct {
+		opts *RequestOptions
+		msg  string
+	}{
+		{nil, `openaicompat: input[1]: item reference cannot be resolved: this server does not store responses, so it cannot resolve "rs_1": send the items themselves, with store:false (and include:["reasoning.encrypted_content"] to keep the reasoning)`},
+		{&RequestOptions{Items: mapStore{}}, `openaicompat: input[1].id: item reference cannot be resolved: no stored item has the id "rs_1"`},
+	} {
+		_, err := r.Conversation(tc.opts)
+		if !errors.Is(err, ErrItemReference) || err.Error() != tc.msg {
+			t.Errorf("got %v\nwant %s", err, tc.msg)
+		}
+		if status, body := HTTPError(err); status != 400 || *body.Error.Code != "invalid_item_reference" {
+			t.Errorf("HTTPError: %d %s", status, marshalLine(body))
+		}
+	}
+}
