@@ -35,10 +35,11 @@ type ParseOptions struct {
 	//     one; a word after the channel that is not "to=…" is the content
 	//     type, as is the word after <|constrain|>.
 	//   - A recipient is valid only if it is functions.NAME, browser.TOOL,
-	//     python, a namespace of Namespaces (alone or with .TOOL), or, for
-	//     a tool's message, assistant; any other is dropped, and a message
-	//     whose only "to=" named something other than the assistant, the
-	//     user or all becomes analysis.
+	//     python, a namespace of Namespaces (alone or with .TOOL), a
+	//     function of Functions named without "functions." (read as
+	//     functions.NAME), or, for a tool's message, assistant; any other
+	//     is dropped, and a message whose only "to=" named something other
+	//     than the assistant, the user or all becomes analysis.
 	//   - A channel other than analysis, commentary and final makes the
 	//     message analysis; of several channels in one header, analysis
 	//     wins, else the last (the model began the header again).
@@ -56,6 +57,12 @@ type ParseOptions struct {
 	// Namespaces are the tool namespaces, besides functions, browser and
 	// python, whose recipients Recover accepts: "ns" or "ns.TOOL".
 	Namespaces []string
+
+	// Functions are the names of the functions the prompt declared. Recover
+	// reads a recipient that is one of them without its namespace
+	// ("to=get_weather", as models sometimes write) as functions.NAME.
+	// Names that are not valid function names are ignored.
+	Functions []string
 }
 
 // StreamState is the state of the parser's state machine.

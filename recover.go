@@ -112,7 +112,7 @@ func (p *StreamParser) recoverHeader(s string, role Role) (h header, dropped int
 		case strings.HasPrefix(it, "to="):
 			switch r := it[len("to="):]; {
 			case h.recipient == "" && p.validRecipient(role, r):
-				h.recipient = r
+				h.recipient = p.qualify(r)
 			case h.recipient == "" && !addressesUser(r):
 				toUnknown = true
 				dropped++
@@ -120,7 +120,7 @@ func (p *StreamParser) recoverHeader(s string, role Role) (h header, dropped int
 				dropped++
 			}
 		case !afterChannel && h.recipient == "" && p.validRecipient(role, it):
-			h.recipient = it // the reference's bare recipient before the channel
+			h.recipient = p.qualify(it) // the reference's bare recipient before the channel
 		case afterChannel && h.contentType == "":
 			h.contentType = it // a word after the channel that is not to=
 		default:
@@ -182,10 +182,14 @@ func isKnownChannel(c string) bool {
 
 // validRecipient reports whether r may be the recipient of a message from
 // role in recovery mode: functions.NAME, browser.TOOL, python, a namespace
-// of ParseOptions.Namespaces (alone or with .TOOL), and for a tool message
-// also assistant.
+// of ParseOptions.Namespaces (alone or with .TOOL), a function of
+// ParseOptions.Functions without its "functions." prefix, and for a tool
+// message also assistant.
 func (p *StreamParser) validRecipient(role Role, r string) bool {
 	if role == RoleTool && r == "assistant" {
+		return true
+	}
+	if p.functions[r] && !addressesUser(r) {
 		return true
 	}
 	if name, ok := strings.CutPrefix(r, "functions."); ok {
@@ -207,4 +211,13 @@ func (p *StreamParser) validRecipient(role Role, r string) bool {
 		}
 	}
 	return false
+}
+
+// qualify returns a valid recipient in full: a declared function named
+// without its namespace (ParseOptions.Functions) is functions.NAME.
+func (p *StreamParser) qualify(r string) string {
+	if p.functions[r] && !addressesUser(r) {
+		return "functions." + r
+	}
+	return r
 }

@@ -126,6 +126,27 @@ func TestRecoverNamespaces(t *testing.T) {
 	assert.Equal(t, NewTextMessage(RoleAssistant, "ls").WithChannel(ChannelAnalysis), got[0])
 }
 
+// TestRecoverFunctions reads a declared function named without its
+// namespace as functions.NAME, and only a declared one.
+func TestRecoverFunctions(t *testing.T) {
+	enc := mustEncoding(t)
+	parse := func(text string, fns ...string) []Message {
+		got, err := enc.ParseCompletion(enc.EncodeWithSpecialTokens(text), RoleAssistant, &ParseOptions{Recover: true, Functions: fns})
+		require.NoError(t, err)
+		return got
+	}
+	call := NewTextMessage(RoleAssistant, `{"city":"Oslo"}`).WithChannel(ChannelCommentary).WithRecipient("functions.get_weather")
+	assert.Equal(t, []Message{call.WithContentType("<|constrain|>json")},
+		parse(`<|channel|>commentary to=get_weather <|constrain|>json<|message|>{"city":"Oslo"}<|call|>`, "get_weather", "other"))
+	assert.Equal(t, []Message{call}, parse(`get_weather<|channel|>commentary<|message|>{"city":"Oslo"}<|call|>`, "get_weather"))
+	// Undeclared, or not a valid name, or the assistant's own address: as before.
+	analysis := NewTextMessage(RoleAssistant, `{"city":"Oslo"}`).WithChannel(ChannelAnalysis)
+	assert.Equal(t, []Message{analysis}, parse(`<|channel|>commentary to=get_weather<|message|>{"city":"Oslo"}<|call|>`, "get_time"))
+	assert.Equal(t, []Message{analysis.WithContentType("weather")}, parse(`<|channel|>commentary to=get weather<|message|>{"city":"Oslo"}<|call|>`, "get weather"))
+	assert.Equal(t, []Message{NewTextMessage(RoleAssistant, "Hi").WithChannel(ChannelFinal)},
+		parse(`<|channel|>final to=assistant<|message|>Hi<|return|>`, "assistant"))
+}
+
 // TestEvents checks the events of a stream with two messages, token by token.
 func TestEvents(t *testing.T) {
 	enc := mustEncoding(t)

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/go-harmony/harmony/internal/o200k"
+	"github.com/go-harmony/harmony/internal/toolname"
 	"github.com/go-harmony/harmony/internal/utf8x"
 )
 
@@ -37,7 +38,8 @@ type StreamParser struct {
 	whole      []uint64 // enc.wholeUTF8()
 	lenient    bool
 	recover    bool
-	namespaces []string // ParseOptions.Namespaces
+	namespaces []string        // ParseOptions.Namespaces
+	functions  map[string]bool // ParseOptions.Functions, the valid names
 	keepToks   bool
 	initial    Role
 
@@ -78,6 +80,14 @@ func (e *Encoding) newParser(role Role, opts *ParseOptions, keepTokens bool) (*S
 	if opts != nil {
 		p.lenient, p.recover = opts.Lenient, opts.Recover
 		p.namespaces = append([]string(nil), opts.Namespaces...)
+		for _, f := range opts.Functions {
+			if toolname.Valid(f, 0) {
+				if p.functions == nil {
+					p.functions = make(map[string]bool, len(opts.Functions))
+				}
+				p.functions[f] = true
+			}
+		}
 	}
 	p.Reset()
 	return p, nil

@@ -317,6 +317,7 @@ func newDecoder(enc *harmony.Encoding, o *ResponseOptions) (*decoder, error) {
 	po := &harmony.ParseOptions{}
 	if o.Lenient {
 		po.Recover = true
+		po.Functions = o.Tools
 		for _, n := range o.BuiltinTools {
 			if n != "browser" && n != "python" && n != "functions" {
 				po.Namespaces = append(po.Namespaces, n)
