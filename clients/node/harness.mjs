@@ -1,0 +1,189 @@
+// The harness of the Node client-conformance suites: each check starts its
+// own examples/chatserver over a replay file of the completions it needs, in
+// the order its client makes the requests, and stops it when the check ends,
+// so that one check's stray request cannot shift another's completions.
+//
+// CHATSERVER and HARMONY name built binaries of examples/chatserver and
+// cmd/harmony (clients/run builds them); when unset, they are built here, once
+// per process, from this checkout.
+
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual, inspect } from 'node:util';
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+let bins;
+function binaries() {
+  if (bins) return bins;
+  let { CHATSERVER, HARMONY } = process.env;
+  if (!CHATSERVER || !HARMONY) {
+    const dir = mkdtempSync(join(tmpdir(), 'clients-bin-'));
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+    CHATSERVER ||= join(dir, 'chatserver');
+    HARMONY ||= join(dir, 'harmony');
+    for (const [out, pkg] of [[CHATSERVER, './examples/chatserver'], [HARMONY, './cmd/harmony']]) {
+      if (!existsSync(out)) execFileSync('go', ['build', '-o', out, pkg], { cwd: repo, stdio: 'inherit' });
+    }
+  }
+  bins = { CHATSERVER, HARMONY };
+  return bins;
+}
+
+// encode returns the token ids of harmony text, special tokens included.
+export function encode(text) {
+  const out = execFileSync(binaries().HARMONY, ['encode', '--special'], { input: text });
+  return JSON.parse(out.toString());
+}
+
+// reasoningTokens counts the tokens of a completion's analysis messages,
+// headers included: the completion starts after the prompt's
+// "<|start|>assistant", and each later message with its "<|start|>".
+export function reasoningTokens(completion) {
+  let n = 0;
+  completion.split('<|start|>').forEach((msg, i) => {
+    if (/^(assistant)?<\|channel\|>analysis[<\s]/.test(msg)) n += encode((i > 0 ? '<|start|>' : '') + msg).length;
+  });
+  return n;
+}
+
+let flagsHelp;
+// serverHas reports whether the chatserver has a flag (by its -h text).
+export function serverHas(flag) {
+  if (flagsHelp === undefined) {
+    try {
+      execFileSync(binaries().CHATSERVER, ['-h'], { stdio: 'pipe' });
+      flagsHelp = '';
+    } catch (e) {
+      flagsHelp = String(e.stderr ?? '');
+    }
+  }
+  return flagsHelp.includes(`-${flag} `) || flagsHelp.includes(`-${flag}\n`);
+}
+
+// startServer starts a chatserver that answers request n with completion n
+// (harmony text, what the model writes after "<|start|>assistant") and is
+// stopped when the test t ends. It returns the base URL, the completions
+// with their token ids and reasoning token counts, and prompts(), the rendered
+// prompts so far ({text, tokens} per request that reached the model).
+export async function startServer(t, completions, { flags = [] } = {}) {
+  const { CHATSERVER } = binaries();
+  const dir = mkdtempSync(join(tmpdir(), 'clients-'));
+  const replay = join(dir, 'replay.jsonl');
+  const promptLog = join(dir, 'prompts.jsonl');
+  const encoded = completions.map((text) => ({ text, ids: encode(text), reasoningTokens: reasoningTokens(text) }));
+  writeFileSync(replay, encoded.map((c) => JSON.stringify(c.ids) + '\n').join(''));
+  const child = spawn(CHATSERVER, ['-addr', '127.0.0.1:0', '-replay', replay, '-prompts', promptLog, ...flags], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const addr = await new Promise((ok, fail) => {
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      const m = /chatserver: listening on http:\/\/(\S+)/.exec(stderr);
+      if (m) ok(m[1]);
+    });
+    child.on('exit', (code) => fail(new Error(`chatserver ${flags.join(' ')} exited with ${code}: ${stderr}`)));
+    child.on('error', fail);
+  });
+  const exited = new Promise((ok) => child.on('exit', ok));
+  t.after(async () => {
+    child.kill('SIGTERM');
+    await exited;
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    baseURL: `http://${addr}/v1`,
+    completions: encoded,
+    prompts() {
+      if (!existsSync(promptLog)) return [];
+      return readFileSync(promptLog, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    },
+    stderr: () => stderr,
+  };
+}
+
+// The API key every client is given; the chatserver ignores it.
+export const apiKey = 'sk-not-checked';
+
+const show = (v) => inspect(v, { depth: 6, breakLength: Infinity });
+
+// Failure is an assertion error that says what differed.
+class Failure extends Error {
+  constructor(what, got, want) {
+    super(`${what}: got ${show(got)}, want ${show(want)}`);
+    this.name = 'CheckFailed';
+  }
+}
+
+// eq fails unless got deep-equals want; what names the field.
+export function eq(got, want, what) {
+  if (!isDeepStrictEqual(got, want)) throw new Failure(what, got, want);
+}
+
+// ok fails unless cond; what says what was expected, got what was seen.
+export function ok(cond, what, got) {
+  if (!cond) throw new Error(`${what}${got === undefined ? '' : `: got ${show(got)}`}`);
+}
+
+// includes fails unless the string s contains sub.
+export function includes(s, sub, what) {
+  if (typeof s !== 'string' || !s.includes(sub)) throw new Failure(`${what} should contain ${show(sub)}`, s, `…${sub}…`);
+}
+
+// usageOf returns what a response to request i should report: the prompt's
+// and completion's token counts and the completion's reasoning tokens.
+export function usageOf(server, i) {
+  const p = server.prompts()[i];
+  const c = server.completions[i];
+  return { prompt: p ? p.tokens.length : NaN, completion: c.ids.length, reasoning: c.reasoningTokens };
+}
+
+// requests checks that exactly the expected requests reached the model.
+export function requests(server, want) {
+  eq(server.prompts().length, want, 'requests that reached the model');
+}
+
+// The model's turns the suites share: harmony text after
+// "<|start|>assistant".
+export const REASONING = 'The user asks what 2 + 2 is. Simple arithmetic: 4.';
+export const ANSWER = '2 + 2 = 4.';
+export const PLAIN = `<|channel|>analysis<|message|>${REASONING}<|end|><|start|>assistant<|channel|>final<|message|>${ANSWER}<|return|>`;
+
+export const CALL_REASONING = 'The user wants the weather in Paris. I should call get_weather.';
+export const CALL_ARGS = { city: 'Paris', unit: 'celsius' };
+export const CALL = `<|channel|>analysis<|message|>${CALL_REASONING}<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>${JSON.stringify(CALL_ARGS)}<|call|>`;
+export const TOOL_RESULT = { temperature: 18, condition: 'sunny' };
+export const FINAL_REASONING = 'The tool says 18 degrees and sunny. Answer briefly.';
+export const FINAL_ANSWER = 'It is 18 °C and sunny in Paris.';
+export const AFTER_TOOL = `<|channel|>analysis<|message|>${FINAL_REASONING}<|end|><|start|>assistant<|channel|>final<|message|>${FINAL_ANSWER}<|return|>`;
+
+export const QUESTION = 'What is 2 + 2?';
+export const WEATHER_QUESTION = 'What is the weather in Paris?';
+
+// The get_weather function's JSON schema.
+export const WEATHER_PARAMS = {
+  type: 'object',
+  properties: {
+    city: { type: 'string', description: 'The city' },
+    unit: { type: 'string', enum: ['celsius', 'fahrenheit'] },
+  },
+  required: ['city', 'unit'],
+  additionalProperties: false,
+};
+
+// toolLoopPrompt checks the prompt of the request that carried the tool
+// result: the call, its result and (when the client sends reasoning back)
+// the reasoning before the call, as the raw chain-of-thought guide wants.
+export function checkToolLoopPrompt(server, i, { reasoning = true } = {}) {
+  const p = server.prompts()[i];
+  ok(p, `prompt ${i} was logged`);
+  includes(p.text, `to=functions.get_weather`, `prompt ${i} (the tool call sent back)`);
+  includes(p.text, `<|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>`, `prompt ${i} (the tool result)`);
+  includes(p.text, '"temperature":18', `prompt ${i} (the tool result's text)`);
+  if (reasoning) includes(p.text, `<|channel|>analysis<|message|>${CALL_REASONING}<|end|>`, `prompt ${i} (the reasoning before the call, sent back)`);
+}
