@@ -7,6 +7,7 @@
 // cmd/harmony (clients/run builds them); when unset, they are built here, once
 // per process, from this checkout.
 
+import { test } from 'node:test';
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -112,27 +113,64 @@ export const apiKey = 'sk-not-checked';
 
 const show = (v) => inspect(v, { depth: 6, breakLength: Infinity });
 
-// Failure is an assertion error that says what differed.
-class Failure extends Error {
-  constructor(what, got, want) {
-    super(`${what}: got ${show(got)}, want ${show(want)}`);
-    this.name = 'CheckFailed';
-  }
+// The failures of the running check: eq, ok and includes record a failure
+// and go on, so that a check reports every field that differed; check
+// throws them all at the end.
+let failures = null;
+
+function fail(msg) {
+  if (failures) failures.push(msg);
+  else throw new Error(msg);
 }
 
-// eq fails unless got deep-equals want; what names the field.
+// check declares a check: a node:test test whose failures are collected.
+// An exception (from the client library, or a TypeError after a field was
+// missing) ends it, after the failures recorded before it.
+export function check(name, fn, opts = {}) {
+  test(name, opts, async (t) => {
+    failures = [];
+    let err;
+    try {
+      await fn(t);
+    } catch (e) {
+      err = e;
+    }
+    const found = failures;
+    failures = null;
+    if (err) found.push(`threw ${err.name ?? 'Error'}: ${err.message}${describeCause(err)}`);
+    if (found.length > 0) {
+      const e = new Error(`${found.length} difference${found.length > 1 ? 's' : ''}:\n  - ${found.join('\n  - ')}`);
+      e.name = 'CheckFailed';
+      throw e;
+    }
+  });
+}
+
+// describeCause adds what an HTTP error of a client library carries: the
+// status and the body the server sent.
+function describeCause(e) {
+  const parts = [];
+  const status = e.status ?? e.statusCode;
+  if (status) parts.push(`status ${status}`);
+  const body = e.responseBody ?? (e.error ? JSON.stringify(e.error) : undefined);
+  if (body) parts.push(`body ${String(body).slice(0, 500)}`);
+  return parts.length ? ` (${parts.join(', ')})` : '';
+}
+
+// eq records a failure unless got deep-equals want; what names the field.
 export function eq(got, want, what) {
-  if (!isDeepStrictEqual(got, want)) throw new Failure(what, got, want);
+  if (!isDeepStrictEqual(got, want)) fail(`${what}: got ${show(got)}, want ${show(want)}`);
 }
 
-// ok fails unless cond; what says what was expected, got what was seen.
+// ok records a failure unless cond; what says what was expected, got what
+// was seen.
 export function ok(cond, what, got) {
-  if (!cond) throw new Error(`${what}${got === undefined ? '' : `: got ${show(got)}`}`);
+  if (!cond) fail(`${what}${got === undefined ? '' : `: got ${show(got)}`}`);
 }
 
-// includes fails unless the string s contains sub.
+// includes records a failure unless the string s contains sub.
 export function includes(s, sub, what) {
-  if (typeof s !== 'string' || !s.includes(sub)) throw new Failure(`${what} should contain ${show(sub)}`, s, `…${sub}…`);
+  if (typeof s !== 'string' || !s.includes(sub)) fail(`${what} should contain ${show(sub)}: got ${show(s)}`);
 }
 
 // usageOf returns what a response to request i should report: the prompt's
@@ -182,6 +220,7 @@ export const WEATHER_PARAMS = {
 export function checkToolLoopPrompt(server, i, { reasoning = true } = {}) {
   const p = server.prompts()[i];
   ok(p, `prompt ${i} was logged`);
+  if (!p) return;
   includes(p.text, `to=functions.get_weather`, `prompt ${i} (the tool call sent back)`);
   includes(p.text, `<|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>`, `prompt ${i} (the tool result)`);
   includes(p.text, '"temperature":18', `prompt ${i} (the tool result's text)`);

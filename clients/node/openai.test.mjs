@@ -4,10 +4,9 @@
 // message or delta (the SDK has no typed field for it), and the Responses
 // reasoning item's reasoning_text content.
 
-import { test } from 'node:test';
 import OpenAI from 'openai';
 import {
-  startServer, apiKey, eq, ok, usageOf, requests, checkToolLoopPrompt,
+  check, startServer, apiKey, eq, ok, usageOf, requests, checkToolLoopPrompt,
   PLAIN, REASONING, ANSWER, CALL, CALL_REASONING, CALL_ARGS, TOOL_RESULT, AFTER_TOOL, FINAL_REASONING, FINAL_ANSWER,
   QUESTION, WEATHER_QUESTION, WEATHER_PARAMS,
 } from './harness.mjs';
@@ -66,7 +65,7 @@ async function readChatStream(stream) {
   return out;
 }
 
-test('openai · Chat Completions · plain · reasoning', async (t) => {
+check('openai · Chat Completions · plain · reasoning', async (t) => {
   const s = await startServer(t, [PLAIN]);
   const r = await client(s).chat.completions.create({ model, messages: [{ role: 'user', content: QUESTION }], reasoning_effort: 'low' });
   const m = r.choices[0].message;
@@ -81,7 +80,7 @@ test('openai · Chat Completions · plain · reasoning', async (t) => {
   requests(s, 1);
 });
 
-test('openai · Chat Completions · streamed · reasoning', async (t) => {
+check('openai · Chat Completions · streamed · reasoning', async (t) => {
   const s = await startServer(t, [PLAIN]);
   const stream = await client(s).chat.completions.create({
     model, messages: [{ role: 'user', content: QUESTION }], stream: true, stream_options: { include_usage: true },
@@ -96,7 +95,7 @@ test('openai · Chat Completions · streamed · reasoning', async (t) => {
   requests(s, 1);
 });
 
-test('openai · Chat Completions · streamed · stream helper (finalChatCompletion)', async (t) => {
+check('openai · Chat Completions · streamed · stream helper (finalChatCompletion)', async (t) => {
   const s = await startServer(t, [PLAIN]);
   const stream = client(s).chat.completions.stream({
     model, messages: [{ role: 'user', content: QUESTION }], stream_options: { include_usage: true },
@@ -117,7 +116,7 @@ test('openai · Chat Completions · streamed · stream helper (finalChatCompleti
   requests(s, 1);
 });
 
-test('openai · Chat Completions · plain · tool loop', async (t) => {
+check('openai · Chat Completions · plain · tool loop', async (t) => {
   const s = await startServer(t, [CALL, AFTER_TOOL]);
   const c = client(s);
   const messages = [{ role: 'user', content: WEATHER_QUESTION }];
@@ -145,7 +144,7 @@ test('openai · Chat Completions · plain · tool loop', async (t) => {
   requests(s, 2);
 });
 
-test('openai · Chat Completions · streamed · tool loop', async (t) => {
+check('openai · Chat Completions · streamed · tool loop', async (t) => {
   const s = await startServer(t, [CALL, AFTER_TOOL]);
   const c = client(s);
   const messages = [{ role: 'user', content: WEATHER_QUESTION }];
@@ -173,7 +172,7 @@ test('openai · Chat Completions · streamed · tool loop', async (t) => {
   requests(s, 2);
 });
 
-test('openai · Chat Completions · streamed · runTools helper loop', async (t) => {
+check('openai · Chat Completions · streamed · runTools helper loop', async (t) => {
   const s = await startServer(t, [CALL, AFTER_TOOL]);
   const calls = [];
   const runner = client(s).chat.completions.runTools({
@@ -227,7 +226,7 @@ function checkResponseOutput(r, { reasoning, text, call }, what) {
   eq(r.object, 'response', `${what}: object`);
 }
 
-test('openai · Responses · plain · reasoning', async (t) => {
+check('openai · Responses · plain · reasoning', async (t) => {
   const s = await startServer(t, [PLAIN]);
   const r = await client(s).responses.create({ model, input: QUESTION, reasoning: { effort: 'low' } });
   checkResponseOutput(r, { reasoning: REASONING, text: ANSWER }, 'response');
@@ -255,7 +254,7 @@ function checkEventSequence(events, what) {
   return types;
 }
 
-test('openai · Responses · streamed · reasoning', async (t) => {
+check('openai · Responses · streamed · reasoning', async (t) => {
   const s = await startServer(t, [PLAIN]);
   const { events, final } = await streamResponse(client(s), { model, input: QUESTION });
   const types = checkEventSequence(events, 'events');
@@ -276,7 +275,7 @@ test('openai · Responses · streamed · reasoning', async (t) => {
   requests(s, 1);
 });
 
-test('openai · Responses · plain · tool loop', async (t) => {
+check('openai · Responses · plain · tool loop', async (t) => {
   const s = await startServer(t, [CALL, AFTER_TOOL]);
   const c = client(s);
   const input = [{ role: 'user', content: WEATHER_QUESTION }];
@@ -294,7 +293,7 @@ test('openai · Responses · plain · tool loop', async (t) => {
   requests(s, 2);
 });
 
-test('openai · Responses · streamed · tool loop', async (t) => {
+check('openai · Responses · streamed · tool loop', async (t) => {
   const s = await startServer(t, [CALL, AFTER_TOOL]);
   const c = client(s);
   const input = [{ role: 'user', content: WEATHER_QUESTION }];
