@@ -1,0 +1,413 @@
+// Package clients checks examples/chatserver with the official OpenAI Go
+// SDK, github.com/openai/openai-go/v3: Chat Completions and Responses, plain
+// and streamed, with a tool loop, and the reasoning, which the SDK has no
+// typed field for in Chat Completions: it is read from the raw JSON
+// (JSON.ExtraFields) and sent back as an extra field.
+package clients
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/respjson"
+	"github.com/openai/openai-go/v3/responses"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+func client(s *server) *openai.Client {
+	c := openai.NewClient(option.WithBaseURL(s.BaseURL), option.WithAPIKey("sk-not-checked"), option.WithMaxRetries(0))
+	return &c
+}
+
+// extraString reads a string field the SDK does not know, such as
+// "reasoning", from the raw JSON it kept.
+func extraString(t *testing.T, fields map[string]respjson.Field, name string) string {
+	t.Helper()
+	f, ok := fields[name]
+	if !ok || !f.Valid() && f.Raw() == "" {
+		return ""
+	}
+	var s string
+	if err := json.Unmarshal([]byte(f.Raw()), &s); err != nil {
+		t.Errorf("%s: not a JSON string: %s", name, f.Raw())
+	}
+	return s
+}
+
+func checkChatUsage(t *testing.T, u openai.CompletionUsage, want usage, what string) {
+	t.Helper()
+	eq(t, u.PromptTokens, want.Prompt, what+": usage.prompt_tokens")
+	eq(t, u.CompletionTokens, want.Completion, what+": usage.completion_tokens")
+	eq(t, u.TotalTokens, want.Prompt+want.Completion, what+": usage.total_tokens")
+	eq(t, u.CompletionTokensDetails.ReasoningTokens, want.Reasoning, what+": usage.completion_tokens_details.reasoning_tokens")
+	if !(want.Reasoning > 0 && want.Reasoning < want.Completion) {
+		t.Errorf("%s: want 0 < reasoning tokens < completion tokens: %+v", what, want)
+	}
+}
+
+var chatTools = []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+	Name:        "get_weather",
+	Description: openai.String("Current weather of a city"),
+	Parameters:  weatherParams,
+})}
+
+func TestChatCompletions(t *testing.T) {
+	ctx := context.Background()
+
+	t.Run("plain/reasoning", func(t *testing.T) {
+		s := startServer(t, plain)
+		r, err := client(s).Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
+			Model:           model,
+			Messages:        []openai.ChatCompletionMessageParamUnion{openai.UserMessage(question)},
+			ReasoningEffort: shared.ReasoningEffortLow,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Choices) != 1 {
+			t.Fatalf("choices: got %d, want 1", len(r.Choices))
+		}
+		m := r.Choices[0].Message
+		eq(t, r.Model, model, "model")
+		eq(t, m.Content, answer, "message.content")
+		eq(t, extraString(t, m.JSON.ExtraFields, "reasoning"), reasoning, "message.reasoning (JSON.ExtraFields)")
+		eq(t, len(m.ToolCalls), 0, "len(message.tool_calls)")
+		eq(t, r.Choices[0].FinishReason, "stop", "finish_reason")
+		checkChatUsage(t, r.Usage, s.usage(t, 0), "response")
+		s.requests(t, 1)
+	})
+
+	t.Run("streamed/reasoning", func(t *testing.T) {
+		s := startServer(t, plain)
+		stream := client(s).Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{
+			Model:         model,
+			Messages:      []openai.ChatCompletionMessageParamUnion{openai.UserMessage(question)},
+			StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+		})
+		acc, reasoningText := readChatStream(t, stream)
+		eq(t, acc.Choices[0].Message.Content, answer, "accumulated message.content")
+		eq(t, reasoningText, reasoning, "concatenated delta.reasoning (JSON.ExtraFields)")
+		eq(t, acc.Choices[0].FinishReason, "stop", "finish_reason")
+		checkChatUsage(t, acc.Usage, s.usage(t, 0), "accumulated usage")
+		s.requests(t, 1)
+	})
+
+	t.Run("plain/tool_loop", func(t *testing.T) {
+		s := startServer(t, call, afterTool)
+		c := client(s)
+		messages := []openai.ChatCompletionMessageParamUnion{openai.UserMessage(weatherQuestion)}
+		r1, err := c.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: model, Messages: messages, Tools: chatTools})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m1 := r1.Choices[0].Message
+		eq(t, r1.Choices[0].FinishReason, "tool_calls", "first response: finish_reason")
+		eq(t, m1.JSON.Content.Raw(), "null", "first response: message.content (raw JSON)")
+		r1reasoning := extraString(t, m1.JSON.ExtraFields, "reasoning")
+		eq(t, r1reasoning, callReasoning, "first response: message.reasoning")
+		if len(m1.ToolCalls) != 1 {
+			t.Fatalf("first response: tool_calls: got %d, want 1", len(m1.ToolCalls))
+		}
+		tc := m1.ToolCalls[0]
+		eq(t, tc.Type, "function", "tool_calls[0].type")
+		eq(t, tc.Function.Name, "get_weather", "tool_calls[0].function.name")
+		eq(t, parseArgs(t, tc.Function.Arguments, "tool_calls[0].function.arguments"), wantArgs(), "tool_calls[0].function.arguments, parsed")
+		if !strings.HasPrefix(tc.ID, "call_") {
+			t.Errorf("tool_calls[0].id: got %q, want call_…", tc.ID)
+		}
+		checkChatUsage(t, r1.Usage, s.usage(t, 0), "first response")
+
+		asst := m1.ToAssistantMessageParam()
+		asst.SetExtraFields(map[string]any{"reasoning": r1reasoning})
+		messages = append(messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &asst}, openai.ToolMessage(toolResult, tc.ID))
+		r2, err := c.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: model, Messages: messages, Tools: chatTools})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m2 := r2.Choices[0].Message
+		eq(t, m2.Content, finalAnswer, "second response: message.content")
+		eq(t, extraString(t, m2.JSON.ExtraFields, "reasoning"), finalReasoning, "second response: message.reasoning")
+		eq(t, r2.Choices[0].FinishReason, "stop", "second response: finish_reason")
+		checkChatUsage(t, r2.Usage, s.usage(t, 1), "second response")
+		s.checkToolLoopPrompt(t, 1)
+		s.requests(t, 2)
+	})
+
+	t.Run("streamed/tool_loop", func(t *testing.T) {
+		s := startServer(t, call, afterTool)
+		c := client(s)
+		messages := []openai.ChatCompletionMessageParamUnion{openai.UserMessage(weatherQuestion)}
+		params := func() openai.ChatCompletionNewParams {
+			return openai.ChatCompletionNewParams{
+				Model: model, Messages: messages, Tools: chatTools,
+				StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+			}
+		}
+		acc, r1reasoning := readChatStream(t, c.Chat.Completions.NewStreaming(ctx, params()))
+		eq(t, acc.Choices[0].FinishReason, "tool_calls", "first stream: finish_reason")
+		eq(t, acc.Choices[0].Message.Content, "", "first stream: accumulated content")
+		eq(t, r1reasoning, callReasoning, "first stream: concatenated delta.reasoning")
+		if len(acc.Choices[0].Message.ToolCalls) != 1 {
+			t.Fatalf("first stream: accumulated tool_calls: got %d, want 1", len(acc.Choices[0].Message.ToolCalls))
+		}
+		tc := acc.Choices[0].Message.ToolCalls[0]
+		eq(t, tc.Function.Name, "get_weather", "accumulated tool call: function.name")
+		eq(t, parseArgs(t, tc.Function.Arguments, "accumulated tool call arguments"), wantArgs(), "accumulated tool call arguments, parsed")
+		if !strings.HasPrefix(tc.ID, "call_") {
+			t.Errorf("accumulated tool call id: got %q, want call_…", tc.ID)
+		}
+		checkChatUsage(t, acc.Usage, s.usage(t, 0), "first stream")
+
+		asst := acc.Choices[0].Message.ToAssistantMessageParam()
+		asst.SetExtraFields(map[string]any{"reasoning": r1reasoning})
+		messages = append(messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &asst}, openai.ToolMessage(toolResult, tc.ID))
+		acc2, r2reasoning := readChatStream(t, c.Chat.Completions.NewStreaming(ctx, params()))
+		eq(t, acc2.Choices[0].Message.Content, finalAnswer, "second stream: accumulated content")
+		eq(t, r2reasoning, finalReasoning, "second stream: concatenated delta.reasoning")
+		eq(t, acc2.Choices[0].FinishReason, "stop", "second stream: finish_reason")
+		checkChatUsage(t, acc2.Usage, s.usage(t, 1), "second stream")
+		s.checkToolLoopPrompt(t, 1)
+		s.requests(t, 2)
+	})
+}
+
+type chatStream interface {
+	Next() bool
+	Current() openai.ChatCompletionChunk
+	Err() error
+	Close() error
+}
+
+// readChatStream accumulates a chat stream with the SDK's
+// ChatCompletionAccumulator and concatenates the reasoning deltas.
+func readChatStream(t *testing.T, stream chatStream) (*openai.ChatCompletionAccumulator, string) {
+	t.Helper()
+	defer stream.Close()
+	var acc openai.ChatCompletionAccumulator
+	var reasoningText strings.Builder
+	chunks := 0
+	for stream.Next() {
+		chunk := stream.Current()
+		chunks++
+		if !acc.AddChunk(chunk) {
+			t.Errorf("ChatCompletionAccumulator refused chunk %d: %s", chunks, chunk.RawJSON())
+		}
+		if len(chunk.Choices) > 0 {
+			reasoningText.WriteString(extraString(t, chunk.Choices[0].Delta.JSON.ExtraFields, "reasoning"))
+		}
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(acc.Choices) != 1 {
+		t.Fatalf("accumulated choices: got %d, want 1 (%d chunks)", len(acc.Choices), chunks)
+	}
+	return &acc, reasoningText.String()
+}
+
+var responsesTools = []responses.ToolUnionParam{{OfFunction: &responses.FunctionToolParam{
+	Name:        "get_weather",
+	Description: openai.String("Current weather of a city"),
+	Parameters:  weatherParams,
+	Strict:      openai.Bool(true),
+}}}
+
+func checkResponsesUsage(t *testing.T, u responses.ResponseUsage, want usage, what string) {
+	t.Helper()
+	eq(t, u.InputTokens, want.Prompt, what+": usage.input_tokens")
+	eq(t, u.OutputTokens, want.Completion, what+": usage.output_tokens")
+	eq(t, u.TotalTokens, want.Prompt+want.Completion, what+": usage.total_tokens")
+	eq(t, u.OutputTokensDetails.ReasoningTokens, want.Reasoning, what+": usage.output_tokens_details.reasoning_tokens")
+}
+
+type wantOutput struct {
+	reasoning, text string
+	call            bool
+}
+
+func checkResponse(t *testing.T, r *responses.Response, want wantOutput, what string) {
+	t.Helper()
+	var types []string
+	for _, it := range r.Output {
+		types = append(types, it.Type)
+	}
+	second := "message"
+	if want.call {
+		second = "function_call"
+	}
+	eq(t, types, []string{"reasoning", second}, what+": output item types")
+	if len(r.Output) != 2 {
+		return
+	}
+	rs := r.Output[0].AsReasoning()
+	if !strings.HasPrefix(rs.ID, "rs_") {
+		t.Errorf("%s: reasoning item id: got %q, want rs_…", what, rs.ID)
+	}
+	var text strings.Builder
+	for _, p := range rs.Content {
+		if p.Type == "reasoning_text" {
+			text.WriteString(p.Text)
+		}
+	}
+	eq(t, text.String(), want.reasoning, what+": reasoning item content (reasoning_text)")
+	if want.call {
+		fc := r.Output[1].AsFunctionCall()
+		eq(t, fc.Name, "get_weather", what+": function_call.name")
+		eq(t, parseArgs(t, fc.Arguments, what+": function_call.arguments"), wantArgs(), what+": function_call.arguments, parsed")
+		if !strings.HasPrefix(fc.CallID, "call_") {
+			t.Errorf("%s: function_call.call_id: got %q, want call_…", what, fc.CallID)
+		}
+		eq(t, string(fc.Status), "completed", what+": function_call.status")
+	} else {
+		msg := r.Output[1].AsMessage()
+		eq(t, string(msg.Role), "assistant", what+": message.role")
+		eq(t, string(msg.Status), "completed", what+": message.status")
+	}
+	eq(t, r.OutputText(), want.text, what+": OutputText()")
+	eq(t, string(r.Status), "completed", what+": status")
+}
+
+// toInput turns a response's output into input items, as a tool loop
+// sends it back: the reasoning item and the call, typed.
+func toInput(t *testing.T, r *responses.Response) []responses.ResponseInputItemUnionParam {
+	t.Helper()
+	var items []responses.ResponseInputItemUnionParam
+	for _, it := range r.Output {
+		switch it.Type {
+		case "reasoning":
+			p := it.AsReasoning().ToParam()
+			items = append(items, responses.ResponseInputItemUnionParam{OfReasoning: &p})
+		case "function_call":
+			p := it.AsFunctionCall().ToParam()
+			items = append(items, responses.ResponseInputItemUnionParam{OfFunctionCall: &p})
+		case "message":
+			p := it.AsMessage().ToParam()
+			items = append(items, responses.ResponseInputItemUnionParam{OfOutputMessage: &p})
+		default:
+			t.Errorf("unexpected output item type %q", it.Type)
+		}
+	}
+	return items
+}
+
+func functionCallOf(r *responses.Response) responses.ResponseFunctionToolCall {
+	for _, it := range r.Output {
+		if it.Type == "function_call" {
+			return it.AsFunctionCall()
+		}
+	}
+	return responses.ResponseFunctionToolCall{}
+}
+
+// streamResponse reads a Responses event stream and returns the response of
+// its response.completed event, with the concatenated deltas by event type.
+func streamResponse(t *testing.T, c *openai.Client, params responses.ResponseNewParams) (*responses.Response, map[string]string, []string) {
+	t.Helper()
+	stream := c.Responses.NewStreaming(context.Background(), params)
+	defer stream.Close()
+	deltas := map[string]string{}
+	var types []string
+	var final *responses.Response
+	for stream.Next() {
+		e := stream.Current()
+		if int(e.SequenceNumber) != len(types) {
+			t.Errorf("event %d (%s): sequence_number %d", len(types), e.Type, e.SequenceNumber)
+		}
+		types = append(types, e.Type)
+		switch e.Type {
+		case "response.reasoning_text.delta", "response.output_text.delta", "response.function_call_arguments.delta":
+			deltas[e.Type] += e.Delta
+		case "response.completed":
+			r := e.Response
+			final = &r
+		}
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if final == nil {
+		t.Fatalf("no response.completed event: %v", types)
+	}
+	if len(types) < 2 || types[0] != "response.created" || types[1] != "response.in_progress" {
+		t.Errorf("first events: got %v, want response.created, response.in_progress", types[:min(2, len(types))])
+	}
+	return final, deltas, types
+}
+
+func TestResponses(t *testing.T) {
+	ctx := context.Background()
+
+	t.Run("plain/reasoning", func(t *testing.T) {
+		s := startServer(t, plain)
+		r, err := client(s).Responses.New(ctx, responses.ResponseNewParams{
+			Model:     model,
+			Input:     responses.ResponseNewParamsInputUnion{OfString: openai.String(question)},
+			Reasoning: shared.ReasoningParam{Effort: shared.ReasoningEffortLow},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkResponse(t, r, wantOutput{reasoning: reasoning, text: answer}, "response")
+		checkResponsesUsage(t, r.Usage, s.usage(t, 0), "response")
+		s.requests(t, 1)
+	})
+
+	t.Run("streamed/reasoning", func(t *testing.T) {
+		s := startServer(t, plain)
+		r, deltas, _ := streamResponse(t, client(s), responses.ResponseNewParams{
+			Model: model,
+			Input: responses.ResponseNewParamsInputUnion{OfString: openai.String(question)},
+		})
+		eq(t, deltas["response.reasoning_text.delta"], reasoning, "concatenated response.reasoning_text.delta")
+		eq(t, deltas["response.output_text.delta"], answer, "concatenated response.output_text.delta")
+		checkResponse(t, r, wantOutput{reasoning: reasoning, text: answer}, "response.completed")
+		checkResponsesUsage(t, r.Usage, s.usage(t, 0), "response.completed")
+		s.requests(t, 1)
+	})
+
+	for _, streamed := range []bool{false, true} {
+		name := "plain/tool_loop"
+		if streamed {
+			name = "streamed/tool_loop"
+		}
+		t.Run(name, func(t *testing.T) {
+			s := startServer(t, call, afterTool)
+			c := client(s)
+			input := []responses.ResponseInputItemUnionParam{responses.ResponseInputItemParamOfMessage(weatherQuestion, responses.EasyInputMessageRoleUser)}
+			do := func() *responses.Response {
+				params := responses.ResponseNewParams{Model: model, Input: responses.ResponseNewParamsInputUnion{OfInputItemList: input}, Tools: responsesTools}
+				if streamed {
+					r, deltas, _ := streamResponse(t, c, params)
+					if fc := functionCallOf(r); fc.Name != "" {
+						eq(t, parseArgs(t, deltas["response.function_call_arguments.delta"], "concatenated response.function_call_arguments.delta"), wantArgs(),
+							"concatenated response.function_call_arguments.delta, parsed")
+					}
+					return r
+				}
+				r, err := c.Responses.New(ctx, params)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			r1 := do()
+			checkResponse(t, r1, wantOutput{reasoning: callReasoning, call: true}, "first response")
+			checkResponsesUsage(t, r1.Usage, s.usage(t, 0), "first response")
+			fc := functionCallOf(r1)
+			input = append(input, toInput(t, r1)...)
+			input = append(input, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
+				CallID: openai.String(fc.CallID),
+				Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: openai.String(toolResult)},
+			}})
+			r2 := do()
+			checkResponse(t, r2, wantOutput{reasoning: finalReasoning, text: finalAnswer}, "second response")
+			checkResponsesUsage(t, r2.Usage, s.usage(t, 1), "second response")
+			s.checkToolLoopPrompt(t, 1)
+			s.requests(t, 2)
+		})
+	}
+}
