@@ -34,10 +34,15 @@ function binaries() {
   return bins;
 }
 
+const encoded = new Map();
+
 // encode returns the token ids of harmony text, special tokens included.
 export function encode(text) {
-  const out = execFileSync(binaries().HARMONY, ['encode', '--special'], { input: text });
-  return JSON.parse(out.toString());
+  if (!encoded.has(text)) {
+    const out = execFileSync(binaries().HARMONY, ['encode', '--special'], { input: text });
+    encoded.set(text, JSON.parse(out.toString()));
+  }
+  return encoded.get(text);
 }
 
 // reasoningTokens counts the tokens of a completion's analysis messages,
@@ -141,6 +146,7 @@ export function check(name, fn, opts = {}) {
     if (found.length > 0) {
       const e = new Error(`${found.length} difference${found.length > 1 ? 's' : ''}:\n  - ${found.join('\n  - ')}`);
       e.name = 'CheckFailed';
+      e.stack = `${e.name}: ${e.message}`; // where in the harness it was thrown says nothing
       throw e;
     }
   });
