@@ -45,7 +45,8 @@ type RequestOptions struct {
 	// (false), reasoning that comes before the last final answer is dropped,
 	// as the raw chain-of-thought guide says; reasoning after it (the
 	// assistant's current turn of tool calls) is kept. With KeepReasoning,
-	// render with harmony.RenderOptions{KeepAnalysis: true} too.
+	// render with harmony.RenderOptions{Reasoning: harmony.ReasoningKeepAll}
+	// too.
 	KeepReasoning bool
 	// Sealer opens the encrypted reasoning of Responses reasoning items
 	// (encrypted_content) that the server's ResponseOptions.Sealer sealed;
@@ -331,42 +332,14 @@ func (b *builder) conversation(s settings) harmony.Conversation {
 	b.orderResults()
 	rest := b.msgs
 	if !b.opts.KeepReasoning {
-		rest = dropStaleReasoning(rest)
+		// The guides' rule, as harmony applies it: once the model has
+		// answered, its earlier chain of thought is dropped, while the
+		// reasoning of a turn still in its tool calls is kept.
+		// Conversations from this package are pruned already, so every
+		// harmony.RenderOptions.Reasoning renders them the same.
+		rest = harmony.ReasoningGuide.Apply(rest)
 	}
 	return harmony.NewConversation(append(msgs, rest...)...)
-}
-
-// dropStaleReasoning returns msgs without the assistant's analysis messages
-// that come before its last final message, as the raw chain-of-thought guide
-// says: once the model has answered, its earlier chain of thought is dropped,
-// while the reasoning of a turn still in progress (tool calls after the last
-// answer) is kept. The result shares msgs' backing array.
-//
-// The harmony renderer's default (the reference's auto_drop_analysis) is not
-// enough here: it drops only the analysis before the first final message,
-// and only when the conversation's last assistant message is final; a
-// multi-turn history keeps the reasoning of every answered turn after the
-// first, and one whose last turn ended in a tool call keeps all of it.
-// Conversations from this package are pruned already, so either setting of
-// harmony.RenderOptions.KeepAnalysis renders them the same.
-func dropStaleReasoning(msgs []harmony.Message) []harmony.Message {
-	last := -1
-	for i := range msgs {
-		if msgs[i].Role == harmony.RoleAssistant && msgs[i].Channel == harmony.ChannelFinal {
-			last = i
-		}
-	}
-	if last < 0 {
-		return msgs
-	}
-	out := msgs[:0:len(msgs)]
-	for i, m := range msgs {
-		if i < last && m.Role == harmony.RoleAssistant && m.Channel == harmony.ChannelAnalysis {
-			continue
-		}
-		out = append(out, m)
-	}
-	return out
 }
 
 // parseEffort reads a reasoning effort as the APIs spell it.
