@@ -309,7 +309,10 @@ func (e *Encoding) appendMessage(dst []Token, m *Message, flags renderFlags) ([]
 	}
 	n0 := len(dst)
 	dst = append(dst, TokenStart)
-	if m.Role == RoleTool {
+	form, written := writtenForm(m)
+	if written {
+		dst = e.appendForm(dst, form)
+	} else if m.Role == RoleTool {
 		if m.Name == "" {
 			return dst[:n0], ErrMissingToolName
 		}
@@ -323,20 +326,22 @@ func (e *Encoding) appendMessage(dst []Token, m *Message, flags renderFlags) ([]
 			dst = e.appendOrdinary(dst, ":"+m.Name)
 		}
 	}
-	if m.Recipient != "" && m.Recipient != "all" {
-		dst = e.appendOrdinary(dst, " to="+m.Recipient)
-	}
-	if m.Channel != "" {
-		dst = append(dst, TokenChannel)
-		dst = e.appendOrdinary(dst, m.Channel)
-	}
-	if ct := m.ContentType; ct != "" {
-		if rest, ok := strings.CutPrefix(ct, markerConstrain); ok {
-			dst = e.appendOrdinary(dst, " ")
-			dst = append(dst, TokenConstrain)
-			dst = e.appendOrdinary(dst, rest)
-		} else {
-			dst = e.appendOrdinary(dst, " "+ct)
+	if !written {
+		if m.Recipient != "" && m.Recipient != "all" {
+			dst = e.appendOrdinary(dst, " to="+m.Recipient)
+		}
+		if m.Channel != "" {
+			dst = append(dst, TokenChannel)
+			dst = e.appendOrdinary(dst, m.Channel)
+		}
+		if ct := m.ContentType; ct != "" {
+			if rest, ok := strings.CutPrefix(ct, markerConstrain); ok {
+				dst = e.appendOrdinary(dst, " ")
+				dst = append(dst, TokenConstrain)
+				dst = e.appendOrdinary(dst, rest)
+			} else {
+				dst = e.appendOrdinary(dst, " "+ct)
+			}
 		}
 	}
 	dst = append(dst, TokenMessage)
@@ -430,4 +435,60 @@ func (e *Encoding) putTextBuf(buf *[]byte, text []byte) {
 		*buf = text[:0]
 		e.textBufs.Put(buf)
 	}
+}
+
+// writtenForm returns m's Header when the renderer writes it instead of the
+// reference's form: it reads back, by the reference's header grammar, as
+// exactly m's fields when a parser reads the rendered message (from its
+// <|start|>, the role not known), and holds no special token's text but the
+// channel and constrain markers.
+func writtenForm(m *Message) (string, bool) {
+	if m.Header == "" {
+		return "", false
+	}
+	rest := m.Header
+	for {
+		i := strings.Index(rest, "<|")
+		if i < 0 {
+			break
+		}
+		rest = rest[i:]
+		switch {
+		case strings.HasPrefix(rest, markerChannel):
+			rest = rest[len(markerChannel):]
+		case strings.HasPrefix(rest, markerConstrain):
+			rest = rest[len(markerConstrain):]
+		default:
+			return "", false
+		}
+	}
+	h, _, hasRest, err := parseHeader(m.Header, "", true)
+	want := header{role: m.Role, name: m.Name, recipient: m.Recipient, channel: m.Channel, contentType: m.ContentType}
+	if err != nil || hasRest || !h.sameFields(want) {
+		return "", false
+	}
+	return m.Header, true
+}
+
+// appendForm appends a header as written: the channel and constrain
+// markers as their special tokens, each stretch of text between them
+// encoded whole.
+func (e *Encoding) appendForm(dst []Token, form string) []Token {
+	for form != "" {
+		i := strings.Index(form, "<|")
+		if i < 0 {
+			return e.appendOrdinary(dst, form)
+		}
+		if i > 0 {
+			dst = e.appendOrdinary(dst, form[:i])
+		}
+		if strings.HasPrefix(form[i:], markerChannel) {
+			dst = append(dst, TokenChannel)
+			form = form[i+len(markerChannel):]
+		} else {
+			dst = append(dst, TokenConstrain)
+			form = form[i+len(markerConstrain):]
+		}
+	}
+	return dst
 }

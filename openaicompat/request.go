@@ -53,6 +53,15 @@ type RequestOptions struct {
 	// nil refuses such items, and a request that asks for
 	// "reasoning.encrypted_content" in its include.
 	Sealer *ReasoningSealer
+	// ReferenceHeaders renders the assistant's function calls of the
+	// history in the reference renderer's header form ("assistant
+	// to=functions.f<|channel|>commentary <|constrain|>json") instead of the
+	// form gpt-oss samples them in ("assistant<|channel|>commentary
+	// to=functions.f <|constrain|>json", as the harmony guide's
+	// function-calling example shows), which is the default so that the
+	// model reads its own calls as it wrote them and the prompt extends the
+	// previous one token for token.
+	ReferenceHeaders bool
 	// Items resolves the Responses API's item references
 	// ({"type":"item_reference","id":…}, or an item with only an id),
 	// which clients send for the output items of earlier responses when
@@ -153,12 +162,21 @@ func (b *builder) call(i int, param, author, id, name, args string) error {
 			"%q is already the id of the call to %s in %s", id, c.name, b.param(c.index, ""))
 	}
 	recipient, channel, ctype := b.route(name)
+	m := harmony.NewTextMessage(harmony.RoleAssistant, args).
+		WithName(author).WithRecipient(recipient).WithChannel(channel).WithContentType(ctype)
+	if !b.opts.ReferenceHeaders && author == "" && ctype != "" {
+		// The header as gpt-oss writes its calls (the harmony guide's
+		// function-calling example), not the reference renderer's
+		// "assistant to=functions.f<|channel|>commentary <|constrain|>json":
+		// the model reads its own call as it sampled it, and a server's
+		// prefix cache of the previous turn still matches.
+		m.Header = "assistant<|channel|>" + channel + " to=" + recipient + " " + ctype
+	}
 	c := &toolCall{id: id, name: name, recipient: recipient, channel: channel, index: i, answeredBy: -1, seq: b.ncalls}
 	b.ncalls++
 	b.calls[id] = c
 	b.pending = append(b.pending, c)
-	b.msgs = append(b.msgs, harmony.NewTextMessage(harmony.RoleAssistant, args).
-		WithName(author).WithRecipient(recipient).WithChannel(channel).WithContentType(ctype))
+	b.msgs = append(b.msgs, m)
 	return nil
 }
 

@@ -5,8 +5,8 @@
 // Usage:
 //
 //	harmony render [--mode completion|conversation|training] [--role ROLE] [--reasoning reference|guide|keep] [--keep-analysis] [--text]
-//	harmony parse  [--role ROLE|none] [--lenient] [--recover]
-//	harmony stream [--role ROLE|none] [--lenient] [--recover]
+//	harmony parse  [--role ROLE|none] [--lenient] [--recover] [--keep-headers]
+//	harmony stream [--role ROLE|none] [--lenient] [--recover] [--keep-headers]
 //	harmony encode [--special]
 //	harmony count  [--special]
 //	harmony decode
@@ -134,13 +134,13 @@ var commands = map[string]command{
 		setup: setupRender,
 	},
 	"parse": {
-		synopsis: "parse [--role ROLE|none] [--lenient] [--recover]\n\n" +
+		synopsis: "parse [--role ROLE|none] [--lenient] [--recover] [--keep-headers]\n\n" +
 			"Reads one JSON array of token ids per line and writes the parsed messages as a\n" +
 			"JSON array. Blank lines are skipped.",
 		setup: setupParse,
 	},
 	"stream": {
-		synopsis: "stream [--role ROLE|none] [--lenient] [--recover]\n\n" +
+		synopsis: "stream [--role ROLE|none] [--lenient] [--recover] [--keep-headers]\n\n" +
 			"Reads one JSON array of token ids per line, feeds them to a stream parser and\n" +
 			"writes {\"steps\":[...],\"messages\":[...]} (plus \"error\":{\"index\":k,\"message\":...}\n" +
 			"when token k, or the end of the stream at k = number of tokens, is rejected).\n" +
@@ -338,8 +338,9 @@ func parseFlags(fs *flag.FlagSet) (role *roleValue, opts func() *harmony.ParseOp
 	fs.Var(role, "role", "the `ROLE` whose header the tokens start in, right after \"<|start|>ROLE\";\nnone (the default) when they start at <|start|>")
 	lenient := fs.Bool("lenient", false, "parse in the reference's non-strict mode")
 	recover := fs.Bool("recover", false, "recover malformed model output, as a server does (never fails)")
+	keep := fs.Bool("keep-headers", false, "keep each header's form as the model wrote it (a \"header\" field),\nso that rendering the messages gives back the sampled tokens")
 	return role, func() *harmony.ParseOptions {
-		return &harmony.ParseOptions{Lenient: *lenient, Recover: *recover}
+		return &harmony.ParseOptions{Lenient: *lenient, Recover: *recover, KeepHeaders: *keep}
 	}
 }
 

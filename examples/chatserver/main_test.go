@@ -598,7 +598,7 @@ func TestToolRoundTrip(t *testing.T) {
 	const wantTail = `<|start|>user<|message|>Weather in Oslo?<|end|>` +
 		`<|start|>assistant<|channel|>analysis<|message|>Need the weather.<|end|>` +
 		`<|start|>assistant<|channel|>commentary<|message|>Checking both cities.<|end|>` +
-		`<|start|>assistant to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{"city":"Oslo"}<|call|>` +
+		`<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Oslo"}<|call|>` +
 		`<|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>{"temp_c": 21}<|end|>` +
 		`<|start|>assistant`
 
