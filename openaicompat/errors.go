@@ -64,7 +64,8 @@ var (
 	// ErrUnexpectedMessage: the model's output holds a message from a role
 	// other than the assistant (strict mode only).
 	ErrUnexpectedMessage = errors.New("message not written by the assistant")
-	// ErrStreamFinished: Process or Finish called after Finish.
+	// ErrStreamFinished: Process or Finish called after Finish, or an
+	// SSEWriter written to after the end of its stream.
 	ErrStreamFinished = errors.New("stream already finished")
 )
 
