@@ -171,7 +171,8 @@
 //
 // [HTTPError] gives the status and body for any error: client errors
 // (a [*RequestError], a body [DecodeRequest] cannot read) are 400
-// invalid_request_error with param and code, everything else 500. Whatever
+// invalid_request_error with param and code (413 for a body over the
+// limit, 408 for one not received in time), everything else 500. Whatever
 // a client can send that harmony cannot render is refused by Conversation.
 //
 // # Streaming over HTTP

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 )
 
@@ -191,6 +192,9 @@ func NewErrorResponse(err error) ErrorResponse {
 //     fault when known;
 //   - a body over http.MaxBytesReader's limit: 413, "invalid_request_error",
 //     code "request_too_large";
+//   - a read that passed its deadline (os.ErrDeadlineExceeded: the server's
+//     read timeout, while the client was still sending): 408,
+//     "invalid_request_error", code "request_timeout";
 //   - anything else (model output an [*OutputError] reports, a failure to
 //     render or sample): 500, "server_error".
 //
@@ -207,6 +211,11 @@ func HTTPError(err error) (int, ErrorResponse) {
 	switch {
 	case errors.As(err, &re):
 		return http.StatusBadRequest, NewErrorResponse(err)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// The server's read deadline passed while the client was still
+		// sending its request (the net/http error names the addresses,
+		// which the client need not see).
+		return http.StatusRequestTimeout, errorResponse("the request was not received in time", "invalid_request_error", "", "request_timeout")
 	case errors.As(err, &mbe):
 		return http.StatusRequestEntityTooLarge, errorResponse(
 			fmt.Sprintf("the request body is larger than %d bytes", mbe.Limit), "invalid_request_error", "", "request_too_large")
