@@ -41,6 +41,20 @@
 //	-strict          fail a request whose completion is malformed (500, or
 //	                 an error event) instead of recovering it as
 //	                 openaicompat's lenient conversion does (the default).
+//	-reasoning-field FIELD  the Chat Completions field of the reasoning:
+//	                 reasoning (the default; OpenAI SDKs, the Vercel AI
+//	                 SDK), reasoning_content (LangChain) or both.
+//	-reasoning-keys KEYS  AES keys (base64, comma-separated; the first
+//	                 seals, all open) for the Responses reasoning sealed in
+//	                 encrypted_content when a request includes
+//	                 "reasoning.encrypted_content" (stateless tool loops
+//	                 with store:false). Default: a random key of this
+//	                 process, so sealed reasoning opens until it restarts.
+//	-store-bytes N   keep Responses output items in N bytes of memory
+//	                 (default 64 MiB, least recently used dropped first;
+//	                 0: none) so that the item references clients send with
+//	                 store (the API's default) resolve; requests with
+//	                 store:false are not kept.
 //
 // and the limits on slow, idle and oversized clients (see "Limits"):
 //
@@ -158,6 +172,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -166,10 +181,12 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/openaicompat"
 )
 
 func main() {
@@ -195,6 +212,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	modelName := fs.String("model", "gpt-oss-120b", "the model `NAME` reported when a request names none")
 	delay := fs.Duration("delay", 0, "pause `DURATION` after each streamed token")
 	strict := fs.Bool("strict", false, "fail on malformed model output instead of recovering it")
+	reasoningField := fs.String("reasoning-field", "reasoning", "the Chat Completions `FIELD` of the reasoning: reasoning, reasoning_content or both")
+	reasoningKeys := fs.String("reasoning-keys", "", "seal Responses reasoning with these AES `KEYS` (base64, comma-separated; the first seals,\nall open); default: a random key of this process")
+	storeBytes := fs.Int64("store-bytes", 64<<20, "keep Responses output items for item references in `N` bytes of memory (0: none)")
 	l := defaultLimits
 	fs.DurationVar(&l.ReadHeaderTimeout, "read-header-timeout", l.ReadHeaderTimeout, "read a request's headers within `DURATION` (0: the read timeout)")
 	fs.DurationVar(&l.ReadTimeout, "read-timeout", l.ReadTimeout, "read a whole request, body included, within `DURATION` (0: none)")
@@ -212,6 +232,33 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := l.check(); err != nil {
 		fs.Usage()
 		return err
+	}
+	field, err := openaicompat.ParseReasoningField(*reasoningField)
+	if err != nil {
+		fs.Usage()
+		return err
+	}
+	var sealer *openaicompat.ReasoningSealer
+	if *reasoningKeys != "" {
+		var keys [][]byte
+		for _, k := range strings.Split(*reasoningKeys, ",") {
+			b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(k))
+			if err != nil {
+				return fmt.Errorf("-reasoning-keys: %w", err)
+			}
+			keys = append(keys, b)
+		}
+		if sealer, err = openaicompat.NewReasoningSealer(keys...); err != nil {
+			return fmt.Errorf("-reasoning-keys: %w", err)
+		}
+	}
+	if *storeBytes < 0 {
+		fs.Usage()
+		return fmt.Errorf("-store-bytes %d: want 0 or more", *storeBytes)
+	}
+	store := *storeBytes
+	if store == 0 {
+		store = -1 // none
 	}
 
 	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
@@ -250,7 +297,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "chatserver: warning: %s is not a loopback address: anyone who can reach it can use this server\n", ln.Addr())
 	}
 	h := newServer(enc, m, prompts, options{Model: *modelName, TokenDelay: *delay, Strict: *strict,
-		MaxBodyBytes: l.MaxBodyBytes, WriteTimeout: l.WriteTimeout})
+		MaxBodyBytes: l.MaxBodyBytes, WriteTimeout: l.WriteTimeout,
+		ReasoningField: field, Sealer: sealer, StoreBytes: store})
 	srv := newHTTPServer(h, l)
 	done := make(chan struct{})
 	go func() {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -47,6 +48,16 @@ type options struct {
 	// Strict fails a request whose completion is malformed (a 500, or an
 	// error event in a stream) instead of recovering it, to test a model.
 	Strict bool
+	// ReasoningField is the Chat Completions field of the reasoning
+	// (openaicompat.ResponseOptions.ReasoningField).
+	ReasoningField openaicompat.ReasoningField
+	// Sealer seals the reasoning of Responses reasoning items for requests
+	// that include "reasoning.encrypted_content" and opens it when they
+	// come back; nil means a sealer with a random key of this process.
+	Sealer *openaicompat.ReasoningSealer
+	// StoreBytes bounds the in-memory store of Responses output items that
+	// item references resolve through; 0 means 64 MiB, negative no store.
+	StoreBytes int64
 }
 
 // server answers the OpenAI endpoints with completions from a model. It is
@@ -61,6 +72,8 @@ type server struct {
 	// n of a replay file, cycling).
 	mu      sync.Mutex
 	prompts io.Writer
+
+	items *itemStore // nil: no store
 }
 
 // newServer returns a server that renders requests with enc, takes the
@@ -76,7 +89,20 @@ func newServer(enc *harmony.Encoding, m model, prompts io.Writer, opts options) 
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 8 << 20
 	}
-	return &server{enc: enc, model: m, opts: opts, prompts: prompts}
+	if opts.Sealer == nil {
+		// A key of this process: sealed reasoning opens until it restarts.
+		key := make([]byte, 32)
+		rand.Read(key)
+		opts.Sealer, _ = openaicompat.NewReasoningSealer(key)
+	}
+	s := &server{enc: enc, model: m, opts: opts, prompts: prompts}
+	switch {
+	case opts.StoreBytes == 0:
+		s.items = newItemStore(64 << 20)
+	case opts.StoreBytes > 0:
+		s.items = newItemStore(opts.StoreBytes)
+	}
+	return s
 }
 
 // ServeHTTP routes POST /v1/chat/completions and POST /v1/responses.
@@ -183,11 +209,15 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ro := s.responseOptions(req.ResponseOptions())
+	store := s.items != nil && (req.Store == nil || *req.Store)
 	if !req.Stream {
 		resp, err := openaicompat.ResponseFromTokens(s.enc, ids, samp, &ro)
 		if err != nil {
 			s.writeError(w, err)
 			return
+		}
+		if store {
+			s.items.put(resp.Output)
 		}
 		s.writeJSON(w, http.StatusOK, resp)
 		return
@@ -212,6 +242,9 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	events, err := c.Finish(samp)
+	if store && err == nil && len(events) > 0 && events[len(events)-1].Response != nil {
+		s.items.put(events[len(events)-1].Response.Output)
+	}
 	if sse.WriteEvents(events...) != nil {
 		return
 	}
@@ -232,7 +265,11 @@ func (s *server) sseWriter(w http.ResponseWriter) *openaicompat.SSEWriter {
 // defaults, with today's date (in UTC) as the conversation's start date, as
 // OpenAI's gpt-oss reference servers do.
 func (s *server) requestOptions() *openaicompat.RequestOptions {
-	return &openaicompat.RequestOptions{ConversationStartDate: s.opts.Now().UTC().Format("2006-01-02")}
+	o := &openaicompat.RequestOptions{ConversationStartDate: s.opts.Now().UTC().Format("2006-01-02"), Sealer: s.opts.Sealer}
+	if s.items != nil {
+		o.Items = s.items
+	}
+	return o
 }
 
 // responseOptions completes the options a request asks for: the model's
@@ -241,6 +278,8 @@ func (s *server) requestOptions() *openaicompat.RequestOptions {
 // server enables no built-in tool).
 func (s *server) responseOptions(ro openaicompat.ResponseOptions) openaicompat.ResponseOptions {
 	ro.Lenient = !s.opts.Strict
+	ro.ReasoningField = s.opts.ReasoningField
+	ro.Sealer = s.opts.Sealer
 	if ro.Model == "" {
 		ro.Model = s.opts.Model
 	}
