@@ -113,7 +113,62 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 		}
+		checkHeaderForms(t, enc, toks)
 	})
+}
+
+// checkHeaderForms parses toks keeping the headers' forms and checks that
+// a form changes nothing but tokens: the messages are those parsed without
+// it, and the rendered messages parse back to what they parse back to in the
+// reference's form, each written form read back as itself (a written
+// header can never say more than its fields).
+func checkHeaderForms(t *testing.T, enc *Encoding, toks []Token) {
+	t.Helper()
+	for _, opts := range []*ParseOptions{{KeepHeaders: true}, {KeepHeaders: true, Recover: true}} {
+		kept, err := enc.ParseCompletion(toks, "", opts)
+		if err != nil {
+			continue
+		}
+		plain, _ := enc.ParseCompletion(toks, "", &ParseOptions{Recover: opts.Recover})
+		for i := range plain {
+			plain[i].Header = kept[i].Header
+		}
+		if !reflect.DeepEqual(plain, kept) {
+			t.Fatalf("KeepHeaders changes the messages: %+v != %+v", kept, plain)
+		}
+		out, err := enc.RenderConversation(NewConversation(kept...), &RenderOptions{Reasoning: ReasoningKeepAll})
+		if err != nil {
+			continue // a field the renderer refuses
+		}
+		canon := append([]Message(nil), kept...)
+		for i := range canon {
+			canon[i].Header = ""
+		}
+		out2, err := enc.RenderConversation(NewConversation(canon...), &RenderOptions{Reasoning: ReasoningKeepAll})
+		if err != nil {
+			t.Fatalf("renders with its forms, not without: %v", err)
+		}
+		back, err := enc.ParseCompletion(out, "", &ParseOptions{KeepHeaders: true})
+		back2, err2 := enc.ParseCompletion(out2, "", nil)
+		if (err != nil) != (err2 != nil) {
+			t.Fatalf("parsing back: %v with the forms, %v without", err, err2)
+		}
+		if err != nil {
+			continue // the reference's form does not round trip either
+		}
+		if len(back) != len(back2) {
+			t.Fatalf("%d messages parsed back, %d without the forms", len(back), len(back2))
+		}
+		for i := range back {
+			if form, written := writtenForm(&kept[i]); written && back[i].Header != form {
+				t.Fatalf("message %d: form %q parsed back as %q", i, form, back[i].Header)
+			}
+			back[i].Header = ""
+		}
+		if !reflect.DeepEqual(back, back2) {
+			t.Fatalf("the forms change what parses back: %+v != %+v", back, back2)
+		}
+	}
 }
 
 // checkEvents parses toks again and checks the parser's events against its

@@ -24,8 +24,10 @@
 // <|return|>), [Encoding.RenderConversation] and [Encoding.RenderMessage]. Each
 // has an Append form that appends to a caller's slice. By default, analysis
 // messages that precede the first final message are dropped when the
-// conversation's last assistant message is a final answer;
-// [RenderOptions].KeepAnalysis turns that off. System and developer messages
+// conversation's last assistant message is a final answer, as the reference
+// does; [RenderOptions].Reasoning chooses the guides' rule instead (the
+// analysis of every answered turn is dropped, that of a turn still in its
+// tool calls kept, see [ReasoningGuide]) or keeps all. System and developer messages
 // carry structured [SystemContent] and [DeveloperContent], whose tools are
 // described to the model as TypeScript generated from their JSON Schemas.
 //

@@ -85,6 +85,7 @@ type messageJSON struct {
 	Content     json.RawMessage `json:"content"`
 	Channel     *string         `json:"channel,omitempty"`
 	ContentType *string         `json:"content_type,omitempty"`
+	Header      *string         `json:"header,omitempty"` // not the reference's
 }
 
 func deref(s *string) string {
@@ -110,6 +111,7 @@ func (raw *messageJSON) message(m *Message, path string) error {
 		Content:     content,
 		Channel:     deref(raw.Channel),
 		ContentType: deref(raw.ContentType),
+		Header:      deref(raw.Header),
 	}
 	return nil
 }
@@ -166,6 +168,10 @@ func (m *Message) appendJSONTail(dst []byte) []byte {
 	if m.ContentType != "" {
 		dst = append(dst, `,"content_type":`...)
 		dst = jsonw.AppendString(dst, m.ContentType)
+	}
+	if m.Header != "" {
+		dst = append(dst, `,"header":`...)
+		dst = jsonw.AppendString(dst, m.Header)
 	}
 	return append(dst, '}')
 }

@@ -105,6 +105,22 @@ type Message struct {
 	Content     []Content
 	Channel     string
 	ContentType string
+
+	// Header, when set, is the message's header as the model wrote it:
+	// the text between <|start|> and <|message|>, special tokens spelled
+	// out, such as "assistant<|channel|>commentary to=functions.f
+	// <|constrain|>json" where the reference writes "assistant
+	// to=functions.f<|channel|>commentary <|constrain|>json". The renderer
+	// writes it as it is (each stretch of text between special tokens
+	// encoded whole) instead of the reference's form, so that a history
+	// holds the model's turns in the tokens it sampled, and a server's
+	// prefix cache hits; it does so only while the header says exactly
+	// what the other fields say, and falls back to the reference's form
+	// otherwise (after a field was changed). Parsing sets it with
+	// ParseOptions.KeepHeaders, and only where the model's form differs
+	// from the reference's. It is not part of the reference's JSON; its
+	// key "header" is left out when unset.
+	Header string
 }
 
 // NewTextMessage returns a message from role with text as its content.

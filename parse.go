@@ -58,6 +58,13 @@ type ParseOptions struct {
 	// python, whose recipients Recover accepts: "ns" or "ns.TOOL".
 	Namespaces []string
 
+	// KeepHeaders records in each parsed message's Header the header as
+	// the model wrote it, where that differs from the reference's form (the
+	// recipient after the channel, as gpt-oss writes its calls), so that
+	// rendering the messages again gives back the sampled tokens. Off by
+	// default: the messages are the reference's.
+	KeepHeaders bool
+
 	// Functions are the names of the functions the prompt declared. Recover
 	// reads a recipient that is one of them without its namespace
 	// ("to=get_weather", as models sometimes write) as functions.NAME.
@@ -126,6 +133,54 @@ type header struct {
 	recipient   string
 	channel     string
 	contentType string
+	form        string // the header as written, when kept and not the reference's form
+}
+
+// sameFields reports whether h and o say the same, whatever their forms.
+func (h header) sameFields(o header) bool {
+	return h.role == o.role && h.name == o.name && h.recipient == o.recipient &&
+		h.channel == o.channel && h.contentType == o.contentType
+}
+
+// appendCanonical appends the header text the renderer writes for h in the
+// reference's form: the role (or a tool's name), ":NAME", " to=RECIPIENT",
+// "<|channel|>CHANNEL", then " <|constrain|>TYPE" or " TYPE".
+func (h header) appendCanonical(dst []byte) []byte {
+	if h.role == RoleTool {
+		dst = append(dst, h.name...)
+	} else {
+		dst = append(dst, h.role...)
+		if h.name != "" {
+			dst = append(append(dst, ':'), h.name...)
+		}
+	}
+	if h.recipient != "" && h.recipient != "all" {
+		dst = append(append(dst, " to="...), h.recipient...)
+	}
+	if h.channel != "" {
+		dst = append(append(dst, markerChannel...), h.channel...)
+	}
+	if ct := h.contentType; ct != "" {
+		if rest, ok := strings.CutPrefix(ct, markerConstrain); ok {
+			dst = append(append(append(dst, ' '), markerConstrain...), rest...)
+		} else {
+			dst = append(append(dst, ' '), ct...)
+		}
+	}
+	return dst
+}
+
+// keepForm records written, the text of a header read as h (role given:
+// the text after "<|start|>ROLE"), as h's form when it differs from the
+// reference's form. (The renderer writes a form only while it reads back as
+// the message's fields.)
+func (h *header) keepForm(written string, role Role, buf []byte) {
+	if role != "" && role != RoleTool {
+		written = string(role) + written
+	}
+	if string(h.appendCanonical(buf[:0])) != written {
+		h.form = written
+	}
 }
 
 // parseHeader reads a header's text as the reference does. With role "", the
@@ -208,6 +263,7 @@ func (h header) message(text string) Message {
 		Channel:     h.channel,
 		ContentType: h.contentType,
 		Content:     []Content{TextContent{Text: text}},
+		Header:      h.form,
 	}
 }
 

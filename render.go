@@ -10,11 +10,13 @@ import (
 // RenderOptions control how a conversation is rendered. The zero value (and a
 // nil *RenderOptions) is the reference's default.
 type RenderOptions struct {
-	// KeepAnalysis keeps every analysis message. By default (false), when the
-	// last assistant message of the conversation is on the final channel, the
-	// analysis messages before the conversation's first final message are
-	// dropped, as the reference's auto_drop_analysis does: the model does not
-	// see its own earlier chain of thought once it has answered.
+	// Reasoning says which of the assistant's analysis messages the model
+	// sees again: the reference's rule (the zero value), the guides' rule,
+	// or all of them. See [ReasoningPolicy].
+	Reasoning ReasoningPolicy
+
+	// KeepAnalysis keeps every analysis message, whatever Reasoning says:
+	// the reference's auto_drop_analysis=false.
 	KeepAnalysis bool
 
 	// NormalizeSchemas rewrites every tool's parameters with [NormalizeSchema]
@@ -23,6 +25,111 @@ type RenderOptions struct {
 	// Off by default: it changes the rendered tokens, so prompts no longer
 	// match the reference implementation's.
 	NormalizeSchemas bool
+}
+
+// ReasoningPolicy is a rule for the analysis messages of a conversation's
+// history: which of the assistant's earlier chains of thought are rendered.
+type ReasoningPolicy int
+
+const (
+	// ReasoningReference is the reference's auto_drop_analysis: when the
+	// last assistant message is on the final channel, the analysis
+	// messages before the conversation's first final message (of any role)
+	// are dropped; otherwise none. In a multi-turn history it keeps the
+	// reasoning of every answered turn after the first.
+	ReasoningReference ReasoningPolicy = iota
+	// ReasoningGuide is the rule of the harmony guide and the raw
+	// chain-of-thought guide: the assistant's analysis messages before its
+	// last final message are dropped (once a turn ends in a final answer,
+	// its chain of thought is not shown again), and those after it are
+	// kept (the turn still in its tool calls needs its reasoning back).
+	ReasoningGuide
+	// ReasoningKeepAll renders every analysis message.
+	ReasoningKeepAll
+)
+
+// String returns the policy's name: "reference", "guide" or "keep".
+func (p ReasoningPolicy) String() string {
+	switch p {
+	case ReasoningReference:
+		return "reference"
+	case ReasoningGuide:
+		return "guide"
+	case ReasoningKeepAll:
+		return "keep"
+	}
+	return fmt.Sprintf("ReasoningPolicy(%d)", int(p))
+}
+
+// ParseReasoningPolicy reads a policy's name as String writes it.
+func ParseReasoningPolicy(s string) (ReasoningPolicy, error) {
+	for _, p := range []ReasoningPolicy{ReasoningReference, ReasoningGuide, ReasoningKeepAll} {
+		if s == p.String() {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("harmony: reasoning policy %q is not reference, guide or keep", s)
+}
+
+// Apply returns msgs without the analysis messages the policy drops, as
+// the renderer drops them, for a caller that builds a history to render
+// with any options (openaicompat applies ReasoningGuide this way). It
+// returns msgs itself when nothing is dropped, else a new slice.
+func (p ReasoningPolicy) Apply(msgs []Message) []Message {
+	opts := RenderOptions{Reasoning: p}
+	before, assistantOnly := opts.dropBefore(msgs)
+	var out []Message
+	for i := range msgs {
+		drop := i < before && msgs[i].Channel == ChannelAnalysis && (!assistantOnly || msgs[i].Role == RoleAssistant)
+		switch {
+		case drop && out == nil:
+			out = append(make([]Message, 0, len(msgs)-1), msgs[:i]...)
+		case !drop && out != nil:
+			out = append(out, msgs[i])
+		}
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
+}
+
+// dropBefore returns the index before which analysis messages are dropped
+// under opts (-1: none), and whether only the assistant's count.
+func (opts *RenderOptions) dropBefore(msgs []Message) (int, bool) {
+	policy := ReasoningReference
+	if opts != nil {
+		policy = opts.Reasoning
+		if opts.KeepAnalysis {
+			policy = ReasoningKeepAll
+		}
+	}
+	switch policy {
+	case ReasoningReference:
+		// As the reference applies it: only when the last assistant
+		// message is final, and only analysis messages that come before
+		// the first message (of any role) on the final channel.
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].Role == RoleAssistant {
+				if msgs[i].Channel != ChannelFinal {
+					return -1, false
+				}
+				break
+			}
+		}
+		for i := range msgs {
+			if msgs[i].Channel == ChannelFinal {
+				return i, false
+			}
+		}
+	case ReasoningGuide:
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].Role == RoleAssistant && msgs[i].Channel == ChannelFinal {
+				return i, true
+			}
+		}
+	}
+	return -1, false
 }
 
 // MessageOptions control how a single message is rendered by
@@ -117,7 +224,6 @@ func (e *Encoding) AppendConversationForTraining(dst []Token, c Conversation, op
 }
 
 func (e *Encoding) appendConversation(dst []Token, msgs []Message, opts *RenderOptions) ([]Token, error) {
-	keep := opts != nil && opts.KeepAnalysis
 	flags := renderFlags{normalize: opts != nil && opts.NormalizeSchemas}
 	for i := range msgs {
 		if declaresFunctionTools(msgs[i].Content) {
@@ -125,30 +231,10 @@ func (e *Encoding) appendConversation(dst []Token, msgs []Message, opts *RenderO
 			break
 		}
 	}
-	// The drop rule, as the reference applies it: only when the last
-	// assistant message is final, and only analysis messages that come before
-	// the first message (of any role) on the final channel.
-	firstFinal := -1
-	if !keep {
-		lastAssistantFinal := false
-		for i := len(msgs) - 1; i >= 0; i-- {
-			if msgs[i].Role == RoleAssistant {
-				lastAssistantFinal = msgs[i].Channel == ChannelFinal
-				break
-			}
-		}
-		if lastAssistantFinal {
-			for i := range msgs {
-				if msgs[i].Channel == ChannelFinal {
-					firstFinal = i
-					break
-				}
-			}
-		}
-	}
+	before, assistantOnly := opts.dropBefore(msgs)
 	n0 := len(dst)
 	for i := range msgs {
-		if i < firstFinal && msgs[i].Channel == ChannelAnalysis {
+		if i < before && msgs[i].Channel == ChannelAnalysis && (!assistantOnly || msgs[i].Role == RoleAssistant) {
 			continue
 		}
 		var err error
@@ -223,7 +309,10 @@ func (e *Encoding) appendMessage(dst []Token, m *Message, flags renderFlags) ([]
 	}
 	n0 := len(dst)
 	dst = append(dst, TokenStart)
-	if m.Role == RoleTool {
+	form, written := writtenForm(m)
+	if written {
+		dst = e.appendForm(dst, form)
+	} else if m.Role == RoleTool {
 		if m.Name == "" {
 			return dst[:n0], ErrMissingToolName
 		}
@@ -237,20 +326,22 @@ func (e *Encoding) appendMessage(dst []Token, m *Message, flags renderFlags) ([]
 			dst = e.appendOrdinary(dst, ":"+m.Name)
 		}
 	}
-	if m.Recipient != "" && m.Recipient != "all" {
-		dst = e.appendOrdinary(dst, " to="+m.Recipient)
-	}
-	if m.Channel != "" {
-		dst = append(dst, TokenChannel)
-		dst = e.appendOrdinary(dst, m.Channel)
-	}
-	if ct := m.ContentType; ct != "" {
-		if rest, ok := strings.CutPrefix(ct, markerConstrain); ok {
-			dst = e.appendOrdinary(dst, " ")
-			dst = append(dst, TokenConstrain)
-			dst = e.appendOrdinary(dst, rest)
-		} else {
-			dst = e.appendOrdinary(dst, " "+ct)
+	if !written {
+		if m.Recipient != "" && m.Recipient != "all" {
+			dst = e.appendOrdinary(dst, " to="+m.Recipient)
+		}
+		if m.Channel != "" {
+			dst = append(dst, TokenChannel)
+			dst = e.appendOrdinary(dst, m.Channel)
+		}
+		if ct := m.ContentType; ct != "" {
+			if rest, ok := strings.CutPrefix(ct, markerConstrain); ok {
+				dst = e.appendOrdinary(dst, " ")
+				dst = append(dst, TokenConstrain)
+				dst = e.appendOrdinary(dst, rest)
+			} else {
+				dst = e.appendOrdinary(dst, " "+ct)
+			}
 		}
 	}
 	dst = append(dst, TokenMessage)
@@ -344,4 +435,60 @@ func (e *Encoding) putTextBuf(buf *[]byte, text []byte) {
 		*buf = text[:0]
 		e.textBufs.Put(buf)
 	}
+}
+
+// writtenForm returns m's Header when the renderer writes it instead of the
+// reference's form: it reads back, by the reference's header grammar, as
+// exactly m's fields when a parser reads the rendered message (from its
+// <|start|>, the role not known), and holds no special token's text but the
+// channel and constrain markers.
+func writtenForm(m *Message) (string, bool) {
+	if m.Header == "" {
+		return "", false
+	}
+	rest := m.Header
+	for {
+		i := strings.Index(rest, "<|")
+		if i < 0 {
+			break
+		}
+		rest = rest[i:]
+		switch {
+		case strings.HasPrefix(rest, markerChannel):
+			rest = rest[len(markerChannel):]
+		case strings.HasPrefix(rest, markerConstrain):
+			rest = rest[len(markerConstrain):]
+		default:
+			return "", false
+		}
+	}
+	h, _, hasRest, err := parseHeader(m.Header, "", true)
+	want := header{role: m.Role, name: m.Name, recipient: m.Recipient, channel: m.Channel, contentType: m.ContentType}
+	if err != nil || hasRest || !h.sameFields(want) {
+		return "", false
+	}
+	return m.Header, true
+}
+
+// appendForm appends a header as written: the channel and constrain
+// markers as their special tokens, each stretch of text between them
+// encoded whole.
+func (e *Encoding) appendForm(dst []Token, form string) []Token {
+	for form != "" {
+		i := strings.Index(form, "<|")
+		if i < 0 {
+			return e.appendOrdinary(dst, form)
+		}
+		if i > 0 {
+			dst = e.appendOrdinary(dst, form[:i])
+		}
+		if strings.HasPrefix(form[i:], markerChannel) {
+			dst = append(dst, TokenChannel)
+			form = form[i+len(markerChannel):]
+		} else {
+			dst = append(dst, TokenConstrain)
+			form = form[i+len(markerConstrain):]
+		}
+	}
+	return dst
 }

@@ -386,3 +386,62 @@ func TestJSONErrorPaths(t *testing.T) {
 	require.ErrorAs(t, err, &je)
 	assert.Equal(t, "$.messages.role", je.Path)
 }
+
+// TestReasoningPolicies renders histories under each policy: the
+// reference's drops only the analysis before the first final, and only when
+// the last assistant message is final; the guides' drops the analysis of
+// every answered turn and keeps that of a turn still in its tool calls.
+func TestReasoningPolicies(t *testing.T) {
+	enc := mustEncoding(t)
+	u := func(s string) Message { return NewTextMessage(RoleUser, s) }
+	a := func(ch, s string) Message { return NewTextMessage(RoleAssistant, s).WithChannel(ch) }
+	call := NewTextMessage(RoleAssistant, `{}`).WithChannel(ChannelCommentary).WithRecipient("functions.f").WithContentType("<|constrain|>json")
+	result := NewToolMessage("functions.f", "ok").WithRecipient("assistant").WithChannel(ChannelCommentary)
+	multi := []Message{u("Q1"), a("analysis", "A1"), a("final", "F1"), u("Q2"), a("analysis", "A2"), a("final", "F2"), u("Q3")}
+	tools := []Message{u("Q1"), a("analysis", "A1"), a("final", "F1"), u("Q2"), a("analysis", "A2"), call, result, a("analysis", "A3")}
+	texts := func(msgs []Message) string {
+		var out []string
+		for _, m := range msgs {
+			out = append(out, m.Text())
+		}
+		return strings.Join(out, " ")
+	}
+	for _, tc := range []struct {
+		name   string
+		msgs   []Message
+		policy ReasoningPolicy
+		want   string
+	}{
+		{"multi-turn, reference", multi, ReasoningReference, "Q1 F1 Q2 A2 F2 Q3"}, // it keeps A2, stale
+		{"multi-turn, guide", multi, ReasoningGuide, "Q1 F1 Q2 F2 Q3"},
+		{"multi-turn, keep", multi, ReasoningKeepAll, "Q1 A1 F1 Q2 A2 F2 Q3"},
+		{"answered, reference", multi[:6], ReasoningReference, "Q1 F1 Q2 A2 F2"},
+		{"answered, guide", multi[:6], ReasoningGuide, "Q1 F1 Q2 F2"},
+		{"in tool calls, reference", tools, ReasoningReference, "Q1 A1 F1 Q2 A2 {} ok A3"},
+		{"in tool calls, guide", tools, ReasoningGuide, "Q1 F1 Q2 A2 {} ok A3"},
+		{"in tool calls, keep", tools, ReasoningKeepAll, "Q1 A1 F1 Q2 A2 {} ok A3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kept := tc.policy.Apply(tc.msgs)
+			if got := texts(kept); got != tc.want {
+				t.Fatalf("Apply keeps %q, want %q", got, tc.want)
+			}
+			got, err := enc.RenderConversation(NewConversation(tc.msgs...), &RenderOptions{Reasoning: tc.policy})
+			require.NoError(t, err)
+			want, err := enc.RenderConversation(NewConversation(kept...), &RenderOptions{KeepAnalysis: true})
+			require.NoError(t, err)
+			require.Equal(t, want, got, "rendering drops what Apply drops")
+		})
+	}
+	// KeepAnalysis is ReasoningKeepAll whatever Reasoning says.
+	a1, _ := enc.RenderConversation(NewConversation(multi[:6]...), &RenderOptions{Reasoning: ReasoningGuide, KeepAnalysis: true})
+	a2, _ := enc.RenderConversation(NewConversation(multi[:6]...), &RenderOptions{Reasoning: ReasoningKeepAll})
+	require.Equal(t, a2, a1)
+	for _, p := range []ReasoningPolicy{ReasoningReference, ReasoningGuide, ReasoningKeepAll} {
+		q, err := ParseReasoningPolicy(p.String())
+		require.NoError(t, err)
+		require.Equal(t, p, q)
+	}
+	_, err := ParseReasoningPolicy("drop")
+	require.Error(t, err)
+}

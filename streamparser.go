@@ -40,6 +40,8 @@ type StreamParser struct {
 	recover    bool
 	namespaces []string        // ParseOptions.Namespaces
 	functions  map[string]bool // ParseOptions.Functions, the valid names
+	keepForms  bool            // ParseOptions.KeepHeaders
+	formBuf    []byte
 	keepToks   bool
 	initial    Role
 
@@ -78,7 +80,7 @@ func (e *Encoding) newParser(role Role, opts *ParseOptions, keepTokens bool) (*S
 	}
 	p := &StreamParser{enc: e, whole: e.wholeUTF8(), initial: role, keepToks: keepTokens, header: make([]Token, 0, 32)}
 	if opts != nil {
-		p.lenient, p.recover = opts.Lenient, opts.Recover
+		p.lenient, p.recover, p.keepForms = opts.Lenient, opts.Recover, opts.KeepHeaders
 		p.namespaces = append([]string(nil), opts.Namespaces...)
 		for _, f := range opts.Functions {
 			if toolname.Valid(f, 0) {
@@ -173,8 +175,12 @@ func (p *StreamParser) step(t Token, eos bool) error {
 		case eos:
 			return fmt.Errorf("%w: inside a message header", ErrUnexpectedEOS)
 		case t == TokenMessage && p.recover:
-			h, dropped := p.recoverHeader(p.headerTextLossy(), p.nextRole)
+			text := p.headerTextLossy()
+			h, dropped := p.recoverHeader(text, p.nextRole)
 			p.dropped += dropped
+			if p.keepForms && dropped == 0 {
+				h.keepForm(text, p.nextRole, p.formBuf)
+			}
 			p.startContent(h)
 		case t == TokenMessage:
 			// As in the reference, a header that fails to parse leaves the
@@ -191,6 +197,9 @@ func (p *StreamParser) step(t Token, eos bool) error {
 			}
 			if hasRest {
 				return fmt.Errorf("%w: unexpected %q in the header", ErrInvalidHeader, rest)
+			}
+			if p.keepForms {
+				h.keepForm(text, role, p.formBuf)
 			}
 			p.startContent(h)
 		case p.lenient && IsStopToken(t):

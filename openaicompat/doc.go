@@ -171,12 +171,28 @@
 //
 // [HTTPError] gives the status and body for any error: client errors
 // (a [*RequestError], a body [DecodeRequest] cannot read) are 400
-// invalid_request_error with param and code, everything else 500. Whatever
+// invalid_request_error with param and code (413 for a body over the
+// limit, 408 for one not received in time), everything else 500. Whatever
 // a client can send that harmony cannot render is refused by Conversation.
+//
+// # Streaming over HTTP
+//
+// [SSEWriter] writes a stream as server-sent events, framed as each API
+// frames them and flushed one call at a time: the chunks, then "data:
+// [DONE]", for Chat Completions; "event: TYPE" and the event, for
+// Responses. A stream that has begun cannot change its status, so one that
+// cannot finish ends with the error in the form each API gives it
+// mid-stream: a "data: {"error": {...}}" event with HTTPError's body (Chat
+// Completions), the "error" and "response.failed" events of
+// [ResponsesStreamConverter.Fail] (Responses). SSEWriter.WriteTimeout is a
+// deadline per write: a client that stops reading is dropped, while a long
+// stream is never cut, as http.Server.WriteTimeout, counted from the
+// request's start, would cut it.
 //
 // # Concurrency
 //
 // Requests, options and responses are plain values. A stream converter is
 // for one stream and one goroutine; the x/net/html tokenizer's model: call
-// Process for each token, then Finish, and read what each call returns.
+// Process for each token, then Finish, and read what each call returns. An
+// [SSEWriter] is for one response and one goroutine.
 package openaicompat

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 )
 
@@ -64,7 +65,8 @@ var (
 	// ErrUnexpectedMessage: the model's output holds a message from a role
 	// other than the assistant (strict mode only).
 	ErrUnexpectedMessage = errors.New("message not written by the assistant")
-	// ErrStreamFinished: Process or Finish called after Finish.
+	// ErrStreamFinished: Process or Finish called after Finish, or an
+	// SSEWriter written to after the end of its stream.
 	ErrStreamFinished = errors.New("stream already finished")
 )
 
@@ -190,6 +192,9 @@ func NewErrorResponse(err error) ErrorResponse {
 //     fault when known;
 //   - a body over http.MaxBytesReader's limit: 413, "invalid_request_error",
 //     code "request_too_large";
+//   - a read that passed its deadline (os.ErrDeadlineExceeded: the server's
+//     read timeout, while the client was still sending): 408,
+//     "invalid_request_error", code "request_timeout";
 //   - anything else (model output an [*OutputError] reports, a failure to
 //     render or sample): 500, "server_error".
 //
@@ -206,6 +211,11 @@ func HTTPError(err error) (int, ErrorResponse) {
 	switch {
 	case errors.As(err, &re):
 		return http.StatusBadRequest, NewErrorResponse(err)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// The server's read deadline passed while the client was still
+		// sending its request (the net/http error names the addresses,
+		// which the client need not see).
+		return http.StatusRequestTimeout, errorResponse("the request was not received in time", "invalid_request_error", "", "request_timeout")
 	case errors.As(err, &mbe):
 		return http.StatusRequestEntityTooLarge, errorResponse(
 			fmt.Sprintf("the request body is larger than %d bytes", mbe.Limit), "invalid_request_error", "", "request_too_large")

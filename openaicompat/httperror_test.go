@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
@@ -53,6 +54,8 @@ func TestHTTPError(t *testing.T) {
 			`{"error":{"message":"invalid JSON body: unexpected end of JSON input","type":"invalid_request_error","param":null,"code":"invalid_json"}}`},
 		{"too large", fmt.Errorf("reading: %w", &http.MaxBytesError{Limit: 10}), 413,
 			`{"error":{"message":"the request body is larger than 10 bytes","type":"invalid_request_error","param":null,"code":"request_too_large"}}`},
+		{"read timeout", fmt.Errorf("read tcp 127.0.0.1:8080->127.0.0.1:5555: %w", os.ErrDeadlineExceeded), 408,
+			`{"error":{"message":"the request was not received in time","type":"invalid_request_error","param":null,"code":"request_timeout"}}`},
 		{"invalid UTF-8 key", convert(withTool("{\"properties\":{\"a\xff\":{}}}")), 400,
 			`{"error":{"message":"tools[0].function.parameters: invalid tool: the parameters of \"f\" cannot be rendered: ojson: invalid UTF-8 in string at offset 17","type":"invalid_request_error","param":"tools[0].function.parameters","code":"invalid_tool"}}`},
 		{"deep", convert(withTool(strings.Repeat(`{"a":`, 200) + "1" + strings.Repeat("}", 200))), 400,

@@ -45,13 +45,23 @@ type RequestOptions struct {
 	// (false), reasoning that comes before the last final answer is dropped,
 	// as the raw chain-of-thought guide says; reasoning after it (the
 	// assistant's current turn of tool calls) is kept. With KeepReasoning,
-	// render with harmony.RenderOptions{KeepAnalysis: true} too.
+	// render with harmony.RenderOptions{Reasoning: harmony.ReasoningKeepAll}
+	// too.
 	KeepReasoning bool
 	// Sealer opens the encrypted reasoning of Responses reasoning items
 	// (encrypted_content) that the server's ResponseOptions.Sealer sealed;
 	// nil refuses such items, and a request that asks for
 	// "reasoning.encrypted_content" in its include.
 	Sealer *ReasoningSealer
+	// ReferenceHeaders renders the assistant's function calls of the
+	// history in the reference renderer's header form ("assistant
+	// to=functions.f<|channel|>commentary <|constrain|>json") instead of the
+	// form gpt-oss samples them in ("assistant<|channel|>commentary
+	// to=functions.f <|constrain|>json", as the harmony guide's
+	// function-calling example shows), which is the default so that the
+	// model reads its own calls as it wrote them and the prompt extends the
+	// previous one token for token.
+	ReferenceHeaders bool
 	// Items resolves the Responses API's item references
 	// ({"type":"item_reference","id":…}, or an item with only an id),
 	// which clients send for the output items of earlier responses when
@@ -152,12 +162,21 @@ func (b *builder) call(i int, param, author, id, name, args string) error {
 			"%q is already the id of the call to %s in %s", id, c.name, b.param(c.index, ""))
 	}
 	recipient, channel, ctype := b.route(name)
+	m := harmony.NewTextMessage(harmony.RoleAssistant, args).
+		WithName(author).WithRecipient(recipient).WithChannel(channel).WithContentType(ctype)
+	if !b.opts.ReferenceHeaders && author == "" && ctype != "" {
+		// The header as gpt-oss writes its calls (the harmony guide's
+		// function-calling example), not the reference renderer's
+		// "assistant to=functions.f<|channel|>commentary <|constrain|>json":
+		// the model reads its own call as it sampled it, and a server's
+		// prefix cache of the previous turn still matches.
+		m.Header = "assistant<|channel|>" + channel + " to=" + recipient + " " + ctype
+	}
 	c := &toolCall{id: id, name: name, recipient: recipient, channel: channel, index: i, answeredBy: -1, seq: b.ncalls}
 	b.ncalls++
 	b.calls[id] = c
 	b.pending = append(b.pending, c)
-	b.msgs = append(b.msgs, harmony.NewTextMessage(harmony.RoleAssistant, args).
-		WithName(author).WithRecipient(recipient).WithChannel(channel).WithContentType(ctype))
+	b.msgs = append(b.msgs, m)
 	return nil
 }
 
@@ -331,42 +350,14 @@ func (b *builder) conversation(s settings) harmony.Conversation {
 	b.orderResults()
 	rest := b.msgs
 	if !b.opts.KeepReasoning {
-		rest = dropStaleReasoning(rest)
+		// The guides' rule, as harmony applies it: once the model has
+		// answered, its earlier chain of thought is dropped, while the
+		// reasoning of a turn still in its tool calls is kept.
+		// Conversations from this package are pruned already, so every
+		// harmony.RenderOptions.Reasoning renders them the same.
+		rest = harmony.ReasoningGuide.Apply(rest)
 	}
 	return harmony.NewConversation(append(msgs, rest...)...)
-}
-
-// dropStaleReasoning returns msgs without the assistant's analysis messages
-// that come before its last final message, as the raw chain-of-thought guide
-// says: once the model has answered, its earlier chain of thought is dropped,
-// while the reasoning of a turn still in progress (tool calls after the last
-// answer) is kept. The result shares msgs' backing array.
-//
-// The harmony renderer's default (the reference's auto_drop_analysis) is not
-// enough here: it drops only the analysis before the first final message,
-// and only when the conversation's last assistant message is final; a
-// multi-turn history keeps the reasoning of every answered turn after the
-// first, and one whose last turn ended in a tool call keeps all of it.
-// Conversations from this package are pruned already, so either setting of
-// harmony.RenderOptions.KeepAnalysis renders them the same.
-func dropStaleReasoning(msgs []harmony.Message) []harmony.Message {
-	last := -1
-	for i := range msgs {
-		if msgs[i].Role == harmony.RoleAssistant && msgs[i].Channel == harmony.ChannelFinal {
-			last = i
-		}
-	}
-	if last < 0 {
-		return msgs
-	}
-	out := msgs[:0:len(msgs)]
-	for i, m := range msgs {
-		if i < last && m.Role == harmony.RoleAssistant && m.Channel == harmony.ChannelAnalysis {
-			continue
-		}
-		out = append(out, m)
-	}
-	return out
 }
 
 // parseEffort reads a reasoning effort as the APIs spell it.

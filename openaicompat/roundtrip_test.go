@@ -2,6 +2,7 @@ package openaicompat
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -106,8 +107,14 @@ func TestReasoningRoundTrip(t *testing.T) {
 
 	want := `<|start|>user<|message|>Weather in Zürich?<|end|>` +
 		`<|start|>assistant<|channel|>analysis<|message|>Need to use get_weather for Zürich.<|end|>` +
-		`<|start|>assistant to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{"location": "Zürich"}<|call|>` +
+		`<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"location": "Zürich"}<|call|>` +
 		`<|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>{"temp": 20}<|end|><|start|>assistant`
+	// Token for token, the prompt holds what the model sampled: the
+	// server's prefix cache of the previous turn still matches.
+	sampled := append(append([]harmony.Token{harmony.TokenStart}, enc.EncodeOrdinary("assistant")...), toks...)
+	if !containsRun(rt, sampled) {
+		t.Errorf("the prompt's tokens do not hold the sampled tokens")
+	}
 	for i, p := range prompts {
 		if !strings.HasSuffix(p, want) {
 			t.Errorf("prompt %d does not end with the model's turn:\n%s", i, p)
@@ -318,4 +325,14 @@ func TestStreamedArgumentsExact(t *testing.T) {
 	if got.String() != args || deltas < 10 {
 		t.Errorf("%d deltas concatenate to %q, want %q", deltas, got.String(), args)
 	}
+}
+
+// containsRun reports whether run occurs in toks.
+func containsRun(toks, run []harmony.Token) bool {
+	for i := 0; i+len(run) <= len(toks); i++ {
+		if slices.Equal(toks[i:i+len(run)], run) {
+			return true
+		}
+	}
+	return false
 }

@@ -197,7 +197,7 @@ func TestItemReference(t *testing.T) {
 	p, _ := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
 	prompt, _ := enc.DecodeUTF8(p)
 	want := `<|start|>user<|message|>hi<|end|><|start|>assistant<|channel|>analysis<|message|>Call the tool.<|end|>` +
-		`<|start|>assistant to=functions.f<|channel|>commentary <|constrain|>json<|message|>{}<|call|>` +
+		`<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{}<|call|>` +
 		`<|start|>functions.f to=assistant<|channel|>commentary<|message|>ok<|end|><|start|>assistant`
 	if !strings.HasSuffix(prompt, want) {
 		t.Errorf("prompt\n%s\nwant suffix\n%s", prompt, want)

@@ -4,9 +4,9 @@
 //
 // Usage:
 //
-//	harmony render [--mode completion|conversation|training] [--role ROLE] [--keep-analysis] [--text]
-//	harmony parse  [--role ROLE|none] [--lenient] [--recover]
-//	harmony stream [--role ROLE|none] [--lenient] [--recover]
+//	harmony render [--mode completion|conversation|training] [--role ROLE] [--reasoning reference|guide|keep] [--keep-analysis] [--text]
+//	harmony parse  [--role ROLE|none] [--lenient] [--recover] [--keep-headers]
+//	harmony stream [--role ROLE|none] [--lenient] [--recover] [--keep-headers]
 //	harmony encode [--special]
 //	harmony count  [--special]
 //	harmony decode
@@ -30,8 +30,10 @@
 // appends "<|start|>ROLE" for the turn to be sampled, ROLE given by --role
 // (default assistant); --mode conversation renders the messages only; --mode
 // training renders for a dataset (a final answer ends in <|return|>).
-// --keep-analysis keeps analysis messages that are dropped by default once
-// the conversation ends in a final answer. --text writes the rendered text
+// --reasoning says which earlier analysis messages are rendered: reference
+// (the default, the reference's auto_drop_analysis), guide (the harmony
+// guide's rule: the analysis of every turn that ended in a final answer is
+// dropped) or keep; --keep-analysis is --reasoning keep. --text writes the rendered text
 // (decoded from the tokens) as a JSON string instead of the ids.
 //
 // parse reads a JSON array of token ids and writes the parsed messages as a
@@ -125,20 +127,20 @@ type command struct {
 
 var commands = map[string]command{
 	"render": {
-		synopsis: "render [--mode completion|conversation|training] [--role ROLE] [--keep-analysis] [--text]\n\n" +
+		synopsis: "render [--mode completion|conversation|training] [--role ROLE] [--reasoning reference|guide|keep] [--keep-analysis] [--text]\n\n" +
 			"Reads one conversation per line ({\"messages\":[...]} or a bare array) and writes\n" +
 			"its token ids as a JSON array, or with --text the rendered text as a JSON string.\n" +
 			"Blank lines are skipped.",
 		setup: setupRender,
 	},
 	"parse": {
-		synopsis: "parse [--role ROLE|none] [--lenient] [--recover]\n\n" +
+		synopsis: "parse [--role ROLE|none] [--lenient] [--recover] [--keep-headers]\n\n" +
 			"Reads one JSON array of token ids per line and writes the parsed messages as a\n" +
 			"JSON array. Blank lines are skipped.",
 		setup: setupParse,
 	},
 	"stream": {
-		synopsis: "stream [--role ROLE|none] [--lenient] [--recover]\n\n" +
+		synopsis: "stream [--role ROLE|none] [--lenient] [--recover] [--keep-headers]\n\n" +
 			"Reads one JSON array of token ids per line, feeds them to a stream parser and\n" +
 			"writes {\"steps\":[...],\"messages\":[...]} (plus \"error\":{\"index\":k,\"message\":...}\n" +
 			"when token k, or the end of the stream at k = number of tokens, is rejected).\n" +
@@ -277,15 +279,33 @@ func (v *modeValue) Set(s string) error {
 	return errors.New("want completion, conversation or training")
 }
 
+// reasoningValue is render's --reasoning flag.
+type reasoningValue struct{ p harmony.ReasoningPolicy }
+
+// String returns the flag's value, as flag.Value requires.
+func (v *reasoningValue) String() string { return v.p.String() }
+
+// Set accepts reference, guide or keep.
+func (v *reasoningValue) Set(s string) error {
+	p, err := harmony.ParseReasoningPolicy(s)
+	if err != nil {
+		return errors.New("want reference, guide or keep")
+	}
+	v.p = p
+	return nil
+}
+
 func setupRender(fs *flag.FlagSet) func(*cli) error {
 	mode := modeValue("completion")
 	role := roleValue{role: harmony.RoleAssistant}
 	fs.Var(&mode, "mode", "`MODE`: completion, conversation or training")
 	fs.Var(&role, "role", "the `ROLE` of the turn to be sampled (completion mode only)")
-	keep := fs.Bool("keep-analysis", false, "keep analysis messages that are dropped by default")
+	keep := fs.Bool("keep-analysis", false, "keep analysis messages that are dropped by default (--reasoning keep)")
+	reasoning := reasoningValue{harmony.ReasoningReference}
+	fs.Var(&reasoning, "reasoning", "the `POLICY` for earlier analysis messages: reference (the default),\nguide (drop the analysis of answered turns) or keep")
 	text := fs.Bool("text", false, "write the rendered text as a JSON string instead of token ids")
 	return func(c *cli) error {
-		opts := &harmony.RenderOptions{KeepAnalysis: *keep}
+		opts := &harmony.RenderOptions{Reasoning: reasoning.p, KeepAnalysis: *keep}
 		render := func(conv harmony.Conversation) ([]harmony.Token, error) {
 			switch mode {
 			case "conversation":
@@ -318,8 +338,9 @@ func parseFlags(fs *flag.FlagSet) (role *roleValue, opts func() *harmony.ParseOp
 	fs.Var(role, "role", "the `ROLE` whose header the tokens start in, right after \"<|start|>ROLE\";\nnone (the default) when they start at <|start|>")
 	lenient := fs.Bool("lenient", false, "parse in the reference's non-strict mode")
 	recover := fs.Bool("recover", false, "recover malformed model output, as a server does (never fails)")
+	keep := fs.Bool("keep-headers", false, "keep each header's form as the model wrote it (a \"header\" field),\nso that rendering the messages gives back the sampled tokens")
 	return role, func() *harmony.ParseOptions {
-		return &harmony.ParseOptions{Lenient: *lenient, Recover: *recover}
+		return &harmony.ParseOptions{Lenient: *lenient, Recover: *recover, KeepHeaders: *keep}
 	}
 }
 

@@ -41,11 +41,55 @@
 //	-strict          fail a request whose completion is malformed (500, or
 //	                 an error event) instead of recovering it as
 //	                 openaicompat's lenient conversion does (the default).
+//	-reasoning-field FIELD  the Chat Completions field of the reasoning:
+//	                 reasoning (the default; OpenAI SDKs, the Vercel AI
+//	                 SDK), reasoning_content (LangChain) or both.
+//	-reasoning-keys KEYS  AES keys (base64, comma-separated; the first
+//	                 seals, all open) for the Responses reasoning sealed in
+//	                 encrypted_content when a request includes
+//	                 "reasoning.encrypted_content" (stateless tool loops
+//	                 with store:false). Default: a random key of this
+//	                 process, so sealed reasoning opens until it restarts.
+//	-store-bytes N   keep Responses output items in N bytes of memory
+//	                 (default 64 MiB, least recently used dropped first;
+//	                 0: none) so that the item references clients send with
+//	                 store (the API's default) resolve; requests with
+//	                 store:false are not kept.
 //
-// A replay line can be made with this module's harmony command:
+// and the limits on slow, idle and oversized clients (see "Limits"):
+//
+//	-read-header-timeout DURATION  to read a request's headers (default
+//	                               10s; 0: the read timeout)
+//	-read-timeout DURATION         to read a whole request, body included
+//	                               (default 30s; 0: none)
+//	-write-timeout DURATION        for each write: a whole non-streamed
+//	                               response, or one event of a stream
+//	                               (default 30s; 0: none)
+//	-idle-timeout DURATION         to keep an idle keep-alive connection
+//	                               open for the next request (default 2m;
+//	                               0: the read timeout)
+//	-max-header-bytes N            request headers (default 65536)
+//	-max-body-bytes N              a request body (default 8 MiB); a larger
+//	                               one gets 413
+//
+// # Replay files
+//
+// A replay file has one completion per line: the JSON array of the token
+// ids the model samples after the prompt's "<|start|>assistant", its stop
+// token included — the completion only, never the prompt. This module's
+// harmony command makes a line from harmony text (--special turns the
+// text of special tokens into those tokens; printf '%s' adds no newline,
+// which would be a token of the completion):
 //
 //	printf '%s' '<|channel|>analysis<|message|>Easy.<|end|><|start|>assistant<|channel|>final<|message|>4<|return|>' |
 //		go run ./cmd/harmony encode --special >>replay.jsonl
+//
+// Request n that reaches the model gets line n, cycling. A client that
+// retries counts: OpenAI's SDKs retry a failed request (a 500, a
+// connection error, a timeout) twice by default, and each retry is a new
+// request that takes the next line, so the lines no longer match the
+// conversation's turns. Turn retries off in such tests (max_retries=0 in
+// the Python SDK), or give the failing turn's line once per attempt.
 //
 // Without -replay, the stand-in answers every request with an analysis
 // message, then a final answer that echoes the first eight words of the last
@@ -83,21 +127,52 @@
 // OpenAI does, ending with response.completed or response.incomplete.
 //
 // Errors have OpenAI's shape, {"error": {"message", "type", "param",
-// "code"}}. An invalid request gets 400 with type "invalid_request_error"
-// (the message names the problem, such as an unknown tool_call_id), a wrong
-// path 404, a method other than POST 405, a content type other than
-// application/json 415, a body over 8 MiB 413. Completions harmony cannot
-// parse (a bad replay line), and a failed write to the prompt log, get 500
-// with type "server_error" when not streamed. A stream that has started cannot change its status: it ends
+// "code"}}, with the status and body openaicompat.HTTPError gives: an
+// invalid request gets 400 with type "invalid_request_error" (the message
+// names the problem, such as an unknown tool_call_id), a body that is not
+// one JSON object 400 with code "invalid_json", a body over the limit 413.
+// The server's own refusals: a wrong path 404, a method other than POST
+// 405, a content type other than application/json 415. Completions
+// harmony cannot parse (a bad replay line, with -strict), and a failed
+// write to the prompt log, get 500 with type "server_error" when not
+// streamed. A stream that has started cannot change its status: it ends
 // with an error instead — Chat Completions with "data: {"error": {...}}"
 // and no [DONE], Responses with an "error" event ({"type": "error", "code",
 // "message", "param", "sequence_number"}) and then response.failed (the
 // response so far, status "failed", with an "error" object) instead of
-// response.completed — and the connection closes.
+// response.completed — and the response ends there. Streams are written
+// with openaicompat.SSEWriter.
+//
+// # Limits
+//
+// A client that is slow or idle on purpose holds a connection and a
+// goroutine; each limit bounds how long. Reading: the headers must arrive
+// within -read-header-timeout and the whole request within -read-timeout
+// (http.Server's ReadHeaderTimeout and ReadTimeout, counted from the
+// connection's accept or, for a later request on it, from its first
+// bytes), else the connection is closed, so a body sent a byte at a time
+// is cut off (its handler answers the failed read with a 500, which such a
+// client seldom reads). Idle: a keep-alive connection waits -idle-timeout
+// for its next request; the default is longer than common clients' own
+// pool timeouts (Go's http.Transport keeps idle connections 90 s), so a
+// client seldom sends on a connection the server is closing.
+//
+// Writing: http.Server.WriteTimeout is not used, because it counts from
+// the request's start and would cut every stream that lasts longer.
+// Instead -write-timeout is a deadline per write
+// (http.ResponseController.SetWriteDeadline): a non-streamed response must
+// be written within it, and each event of a stream within it of the
+// event's write (openaicompat.SSEWriter.WriteTimeout), while the time
+// between events, such as -delay or a real model's sampling, does not
+// count. A client that stops reading a stream fills the connection's
+// buffers, its next write fails after -write-timeout, the handler stops,
+// and the connection closes. TestHostileConnections shows each limit at
+// work, with hundreds of such clients.
 package main
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -106,10 +181,12 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/openaicompat"
 )
 
 func main() {
@@ -135,12 +212,53 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	modelName := fs.String("model", "gpt-oss-120b", "the model `NAME` reported when a request names none")
 	delay := fs.Duration("delay", 0, "pause `DURATION` after each streamed token")
 	strict := fs.Bool("strict", false, "fail on malformed model output instead of recovering it")
+	reasoningField := fs.String("reasoning-field", "reasoning", "the Chat Completions `FIELD` of the reasoning: reasoning, reasoning_content or both")
+	reasoningKeys := fs.String("reasoning-keys", "", "seal Responses reasoning with these AES `KEYS` (base64, comma-separated; the first seals,\nall open); default: a random key of this process")
+	storeBytes := fs.Int64("store-bytes", 64<<20, "keep Responses output items for item references in `N` bytes of memory (0: none)")
+	l := defaultLimits
+	fs.DurationVar(&l.ReadHeaderTimeout, "read-header-timeout", l.ReadHeaderTimeout, "read a request's headers within `DURATION` (0: the read timeout)")
+	fs.DurationVar(&l.ReadTimeout, "read-timeout", l.ReadTimeout, "read a whole request, body included, within `DURATION` (0: none)")
+	fs.DurationVar(&l.WriteTimeout, "write-timeout", l.WriteTimeout, "write a response, or each event of a stream, within `DURATION` (0: none)")
+	fs.DurationVar(&l.IdleTimeout, "idle-timeout", l.IdleTimeout, "close a keep-alive connection idle for `DURATION` (0: the read timeout)")
+	fs.IntVar(&l.MaxHeaderBytes, "max-header-bytes", l.MaxHeaderBytes, "refuse request headers over `N` bytes")
+	fs.Int64Var(&l.MaxBodyBytes, "max-body-bytes", l.MaxBodyBytes, "refuse request bodies over `N` bytes with 413")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		fs.Usage()
 		return fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if err := l.check(); err != nil {
+		fs.Usage()
+		return err
+	}
+	field, err := openaicompat.ParseReasoningField(*reasoningField)
+	if err != nil {
+		fs.Usage()
+		return err
+	}
+	var sealer *openaicompat.ReasoningSealer
+	if *reasoningKeys != "" {
+		var keys [][]byte
+		for _, k := range strings.Split(*reasoningKeys, ",") {
+			b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(k))
+			if err != nil {
+				return fmt.Errorf("-reasoning-keys: %w", err)
+			}
+			keys = append(keys, b)
+		}
+		if sealer, err = openaicompat.NewReasoningSealer(keys...); err != nil {
+			return fmt.Errorf("-reasoning-keys: %w", err)
+		}
+	}
+	if *storeBytes < 0 {
+		fs.Usage()
+		return fmt.Errorf("-store-bytes %d: want 0 or more", *storeBytes)
+	}
+	store := *storeBytes
+	if store == 0 {
+		store = -1 // none
 	}
 
 	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
@@ -178,17 +296,19 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if ta, ok := ln.Addr().(*net.TCPAddr); !ok || !ta.IP.IsLoopback() {
 		fmt.Fprintf(stderr, "chatserver: warning: %s is not a loopback address: anyone who can reach it can use this server\n", ln.Addr())
 	}
-	srv := &http.Server{
-		Handler:           newServer(enc, m, prompts, options{Model: *modelName, TokenDelay: *delay, Strict: *strict}),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
+	h := newServer(enc, m, prompts, options{Model: *modelName, TokenDelay: *delay, Strict: *strict,
+		MaxBodyBytes: l.MaxBodyBytes, WriteTimeout: l.WriteTimeout,
+		ReasoningField: field, Sealer: sealer, StoreBytes: store})
+	srv := newHTTPServer(h, l)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		srv.Shutdown(sctx)
+		if srv.Shutdown(sctx) != nil {
+			srv.Close() // streams still running: cut them
+		}
 	}()
 	err = srv.Serve(ln)
 	if errors.Is(err, http.ErrServerClosed) {
@@ -196,4 +316,66 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return nil
 	}
 	return err
+}
+
+// limits bound what slow, idle and oversized clients can hold (see the
+// package doc's "Limits"), as the flags set them.
+type limits struct {
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	// WriteTimeout is per write (options.WriteTimeout), not
+	// http.Server.WriteTimeout.
+	WriteTimeout   time.Duration
+	IdleTimeout    time.Duration
+	MaxHeaderBytes int
+	MaxBodyBytes   int64
+}
+
+// defaultLimits are the flags' defaults.
+var defaultLimits = limits{
+	// Headers are small: a client has no reason to be slow with them.
+	ReadHeaderTimeout: 10 * time.Second,
+	// A largest body (8 MiB) at about 2 Mbit/s.
+	ReadTimeout: 30 * time.Second,
+	// A client that takes no bytes for this long is stuck or gone.
+	WriteTimeout: 30 * time.Second,
+	// Longer than Go's http.Transport keeps idle connections (90 s).
+	IdleTimeout: 2 * time.Minute,
+	// An API request has a few short headers; net/http's default is 1 MiB.
+	MaxHeaderBytes: 64 << 10,
+	MaxBodyBytes:   8 << 20,
+}
+
+// check refuses negative values, which net/http would read as 0 without
+// saying so.
+func (l limits) check() error {
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"-read-header-timeout", l.ReadHeaderTimeout},
+		{"-read-timeout", l.ReadTimeout},
+		{"-write-timeout", l.WriteTimeout},
+		{"-idle-timeout", l.IdleTimeout},
+	} {
+		if d.v < 0 {
+			return fmt.Errorf("%s %v: want 0 or more", d.name, d.v)
+		}
+	}
+	if l.MaxHeaderBytes < 1 || l.MaxBodyBytes < 1 {
+		return fmt.Errorf("-max-header-bytes %d, -max-body-bytes %d: want at least 1", l.MaxHeaderBytes, l.MaxBodyBytes)
+	}
+	return nil
+}
+
+// newHTTPServer returns the server of h with the limits l. Its
+// WriteTimeout is 0 on purpose: h sets a deadline per write instead.
+func newHTTPServer(h http.Handler, l limits) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: l.ReadHeaderTimeout,
+		ReadTimeout:       l.ReadTimeout,
+		IdleTimeout:       l.IdleTimeout,
+		MaxHeaderBytes:    l.MaxHeaderBytes,
+	}
 }

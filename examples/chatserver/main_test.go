@@ -598,7 +598,7 @@ func TestToolRoundTrip(t *testing.T) {
 	const wantTail = `<|start|>user<|message|>Weather in Oslo?<|end|>` +
 		`<|start|>assistant<|channel|>analysis<|message|>Need the weather.<|end|>` +
 		`<|start|>assistant<|channel|>commentary<|message|>Checking both cities.<|end|>` +
-		`<|start|>assistant to=functions.get_weather<|channel|>commentary <|constrain|>json<|message|>{"city":"Oslo"}<|call|>` +
+		`<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Oslo"}<|call|>` +
 		`<|start|>functions.get_weather to=assistant<|channel|>commentary<|message|>{"temp_c": 21}<|end|>` +
 		`<|start|>assistant`
 
@@ -717,10 +717,10 @@ func TestInvalidRequest(t *testing.T) {
 		{"max_output_tokens -1", responsesPath, "", `{"max_output_tokens": -1, "input": "Hi"}`, 400, "max_output_tokens", "invalid_request", "at least 1"},
 		{"stream_options without stream", chatPath, "", `{"stream_options": {"include_usage": true}, "messages": [{"role": "user", "content": "Hi"}]}`,
 			400, "stream_options", "invalid_request", "only allowed when stream is true"},
-		{"bad JSON", chatPath, "", `{"messages": [`, 400, "", "", "Could not parse the JSON body"},
-		{"trailing data", chatPath, "", `{"messages": [{"role": "user", "content": "Hi"}]} {}`, 400, "", "", "Could not parse the JSON body"},
-		{"wrong JSON type", chatPath, "", `{"messages": {"role": "user"}}`, 400, "messages", "", "Could not parse the JSON body"},
-		{"empty body", responsesPath, "", ``, 400, "", "", "Could not parse the JSON body"},
+		{"bad JSON", chatPath, "", `{"messages": [`, 400, "", "invalid_json", "invalid JSON body: unexpected EOF"},
+		{"trailing data", chatPath, "", `{"messages": [{"role": "user", "content": "Hi"}]} {}`, 400, "", "invalid_json", "more after the request's JSON object"},
+		{"wrong JSON type", chatPath, "", `{"messages": {"role": "user"}}`, 400, "messages", "invalid_json", "invalid JSON body: json: cannot unmarshal"},
+		{"empty body", responsesPath, "", ``, 400, "", "invalid_json", "the body is empty"},
 		{"text/plain", chatPath, "text/plain", `{"messages": [{"role": "user", "content": "Hi"}]}`, 415, "", "unsupported_content_type", "text/plain"},
 		{"form", responsesPath, "application/x-www-form-urlencoded", `{"input": "Hi"}`, 415, "", "unsupported_content_type", "application/json"},
 		{"latin1", chatPath, "application/json; charset=latin1", `{"messages": [{"role": "user", "content": "Hi"}]}`, 415, "", "unsupported_content_type", "charset"},

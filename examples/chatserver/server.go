@@ -3,8 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -38,12 +38,26 @@ type options struct {
 	NewIDs func() func() string
 	// MaxBodyBytes limits a request's body; 0 means 8 MiB.
 	MaxBodyBytes int64
+	// WriteTimeout is the deadline of each write to the client: a whole
+	// non-streamed response, and each event of a stream, must be taken
+	// within it, or the connection is dropped. 0 means none.
+	WriteTimeout time.Duration
 	// TokenDelay is a pause after each token of a stream, to make it look
 	// like sampling; 0 means none.
 	TokenDelay time.Duration
 	// Strict fails a request whose completion is malformed (a 500, or an
 	// error event in a stream) instead of recovering it, to test a model.
 	Strict bool
+	// ReasoningField is the Chat Completions field of the reasoning
+	// (openaicompat.ResponseOptions.ReasoningField).
+	ReasoningField openaicompat.ReasoningField
+	// Sealer seals the reasoning of Responses reasoning items for requests
+	// that include "reasoning.encrypted_content" and opens it when they
+	// come back; nil means a sealer with a random key of this process.
+	Sealer *openaicompat.ReasoningSealer
+	// StoreBytes bounds the in-memory store of Responses output items that
+	// item references resolve through; 0 means 64 MiB, negative no store.
+	StoreBytes int64
 }
 
 // server answers the OpenAI endpoints with completions from a model. It is
@@ -58,6 +72,8 @@ type server struct {
 	// n of a replay file, cycling).
 	mu      sync.Mutex
 	prompts io.Writer
+
+	items *itemStore // nil: no store
 }
 
 // newServer returns a server that renders requests with enc, takes the
@@ -73,7 +89,20 @@ func newServer(enc *harmony.Encoding, m model, prompts io.Writer, opts options) 
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 8 << 20
 	}
-	return &server{enc: enc, model: m, opts: opts, prompts: prompts}
+	if opts.Sealer == nil {
+		// A key of this process: sealed reasoning opens until it restarts.
+		key := make([]byte, 32)
+		rand.Read(key)
+		opts.Sealer, _ = openaicompat.NewReasoningSealer(key)
+	}
+	s := &server{enc: enc, model: m, opts: opts, prompts: prompts}
+	switch {
+	case opts.StoreBytes == 0:
+		s.items = newItemStore(64 << 20)
+	case opts.StoreBytes > 0:
+		s.items = newItemStore(opts.StoreBytes)
+	}
+	return s
 }
 
 // ServeHTTP routes POST /v1/chat/completions and POST /v1/responses.
@@ -86,68 +115,62 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case responsesPath:
 		handle = s.responses
 	default:
-		writeError(w, http.StatusNotFound, errorBody(
+		s.writeJSON(w, http.StatusNotFound, errorBody(
 			fmt.Sprintf("Invalid URL (%s %s): this server has only POST %s and POST %s", r.Method, r.URL.Path, chatPath, responsesPath),
 			"invalid_request_error", "", "unknown_url"))
 		return
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		writeError(w, http.StatusMethodNotAllowed, errorBody(
+		s.writeJSON(w, http.StatusMethodNotAllowed, errorBody(
 			fmt.Sprintf("Method %s not allowed on %s: use POST", r.Method, r.URL.Path),
 			"invalid_request_error", "", "method_not_allowed"))
 		return
 	}
+	// The "100 Continue" that reading the body may send is a write too.
+	s.armWrite(w)
 	handle(w, r)
 }
 
 // chat answers POST /v1/chat/completions.
 func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 	var req openaicompat.ChatCompletionRequest
-	if !s.decode(w, r, &req) {
+	if !s.decode(w, r, func(data []byte) error { return openaicompat.DecodeRequest(data, &req) }) {
 		return
 	}
 	conv, err := req.Conversation(s.requestOptions())
 	if err != nil {
-		writeError(w, http.StatusBadRequest, openaicompat.NewErrorResponse(err))
+		s.writeError(w, err)
 		return
 	}
 	ids, samp, err := s.complete(conv, req.MaxOutputTokens())
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, openaicompat.NewErrorResponse(err))
+		s.writeError(w, err)
 		return
 	}
 	ro := s.responseOptions(req.ResponseOptions())
 	if !req.Stream {
 		resp, err := openaicompat.ChatCompletionFromTokens(s.enc, ids, samp, &ro)
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, openaicompat.NewErrorResponse(err))
+			s.writeError(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, resp)
+		s.writeJSON(w, http.StatusOK, resp)
 		return
 	}
 	c, err := openaicompat.NewChatStreamConverter(s.enc, &ro)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, openaicompat.NewErrorResponse(err))
+		s.writeError(w, err)
 		return
 	}
-	sse := startSSE(w)
-	send := func(chunks []openaicompat.ChatCompletionChunk) bool {
-		for _, ch := range chunks {
-			if !sse.send("", ch) {
-				return false
-			}
-		}
-		return true
-	}
+	sse := s.sseWriter(w)
 	for _, t := range ids {
 		chunks, err := c.Process(t)
-		if !send(chunks) {
-			return
+		if sse.WriteChunks(chunks...) != nil {
+			return // the client has gone, or stopped reading
 		}
 		if err != nil {
-			sse.send("", openaicompat.NewErrorResponse(err))
+			sse.WriteChatError(err)
 			return
 		}
 		if !s.pause(r.Context()) {
@@ -155,25 +178,25 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	chunks, err := c.Finish(samp)
-	if !send(chunks) {
+	if sse.WriteChunks(chunks...) != nil {
 		return
 	}
 	if err != nil {
-		sse.send("", openaicompat.NewErrorResponse(err))
+		sse.WriteChatError(err)
 		return
 	}
-	sse.sendRaw("", "[DONE]")
+	sse.WriteDone()
 }
 
 // responses answers POST /v1/responses.
 func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 	var req openaicompat.ResponsesRequest
-	if !s.decode(w, r, &req) {
+	if !s.decode(w, r, func(data []byte) error { return openaicompat.DecodeRequest(data, &req) }) {
 		return
 	}
 	conv, err := req.Conversation(s.requestOptions())
 	if err != nil {
-		writeError(w, http.StatusBadRequest, openaicompat.NewErrorResponse(err))
+		s.writeError(w, err)
 		return
 	}
 	limit := 0
@@ -182,40 +205,36 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 	}
 	ids, samp, err := s.complete(conv, limit)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, openaicompat.NewErrorResponse(err))
+		s.writeError(w, err)
 		return
 	}
 	ro := s.responseOptions(req.ResponseOptions())
+	store := s.items != nil && (req.Store == nil || *req.Store)
 	if !req.Stream {
 		resp, err := openaicompat.ResponseFromTokens(s.enc, ids, samp, &ro)
 		if err != nil {
-			writeError(w, http.StatusInternalServerError, openaicompat.NewErrorResponse(err))
+			s.writeError(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, resp)
+		if store {
+			s.items.put(resp.Output)
+		}
+		s.writeJSON(w, http.StatusOK, resp)
 		return
 	}
 	c, err := openaicompat.NewResponsesStreamConverter(s.enc, &ro)
 	if err != nil {
-		writeError(w, http.StatusInternalServerError, openaicompat.NewErrorResponse(err))
+		s.writeError(w, err)
 		return
 	}
-	sse := startSSE(w)
-	send := func(events []openaicompat.ResponseEvent) bool {
-		for _, e := range events {
-			if !sse.send(e.Type, e) {
-				return false
-			}
-		}
-		return true
-	}
+	sse := s.sseWriter(w)
 	for _, t := range ids {
 		events, err := c.Process(t)
-		if !send(events) {
+		if sse.WriteEvents(events...) != nil {
 			return
 		}
 		if err != nil {
-			send(c.Fail(err))
+			sse.WriteResponsesError(c, err)
 			return
 		}
 		if !s.pause(r.Context()) {
@@ -223,19 +242,34 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	events, err := c.Finish(samp)
-	if !send(events) {
+	if store && err == nil && len(events) > 0 && events[len(events)-1].Response != nil {
+		s.items.put(events[len(events)-1].Response.Output)
+	}
+	if sse.WriteEvents(events...) != nil {
 		return
 	}
 	if err != nil {
-		send(c.Fail(err))
+		sse.WriteResponsesError(c, err)
 	}
+}
+
+// sseWriter returns the event stream of a response, with the server's
+// deadline per write.
+func (s *server) sseWriter(w http.ResponseWriter) *openaicompat.SSEWriter {
+	sse := openaicompat.NewSSEWriter(w)
+	sse.WriteTimeout = s.opts.WriteTimeout
+	return sse
 }
 
 // requestOptions returns the options of every conversation: harmony's
 // defaults, with today's date (in UTC) as the conversation's start date, as
 // OpenAI's gpt-oss reference servers do.
 func (s *server) requestOptions() *openaicompat.RequestOptions {
-	return &openaicompat.RequestOptions{ConversationStartDate: s.opts.Now().UTC().Format("2006-01-02")}
+	o := &openaicompat.RequestOptions{ConversationStartDate: s.opts.Now().UTC().Format("2006-01-02"), Sealer: s.opts.Sealer}
+	if s.items != nil {
+		o.Items = s.items
+	}
+	return o
 }
 
 // responseOptions completes the options a request asks for: the model's
@@ -244,6 +278,8 @@ func (s *server) requestOptions() *openaicompat.RequestOptions {
 // server enables no built-in tool).
 func (s *server) responseOptions(ro openaicompat.ResponseOptions) openaicompat.ResponseOptions {
 	ro.Lenient = !s.opts.Strict
+	ro.ReasoningField = s.opts.ReasoningField
+	ro.Sealer = s.opts.Sealer
 	if ro.Model == "" {
 		ro.Model = s.opts.Model
 	}
@@ -323,44 +359,35 @@ func (s *server) pause(ctx context.Context) bool {
 	}
 }
 
-// decode reads the request's JSON body into v. On failure it answers the
-// request (415 for a content type other than JSON, 413 for a body over the
-// limit, 400 for anything else) and returns false.
-func (s *server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+// decode reads the request's JSON body with decodeBody (an
+// openaicompat.DecodeRequest). On failure it answers the request (415 for a
+// content type other than JSON; for the rest, what openaicompat.HTTPError
+// says: 413 for a body over the limit, 400 for one that is not a request)
+// and returns false.
+func (s *server) decode(w http.ResponseWriter, r *http.Request, decodeBody func([]byte) error) bool {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, params, err := mime.ParseMediaType(ct)
 		if err != nil || mt != "application/json" || (params["charset"] != "" && !strings.EqualFold(params["charset"], "utf-8")) {
-			writeError(w, http.StatusUnsupportedMediaType, errorBody(
+			s.writeJSON(w, http.StatusUnsupportedMediaType, errorBody(
 				fmt.Sprintf("Unsupported Content-Type %q: send the body as application/json", ct),
 				"invalid_request_error", "", "unsupported_content_type"))
 			return false
 		}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes))
-	if err != nil {
-		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
-			writeError(w, http.StatusRequestEntityTooLarge, errorBody(
-				fmt.Sprintf("The request body is larger than %d bytes", mbe.Limit),
-				"invalid_request_error", "", "request_too_large"))
-			return false
-		}
-		writeError(w, http.StatusBadRequest, errorBody("Could not read the request body: "+err.Error(),
-			"invalid_request_error", "", ""))
-		return false
+	if err == nil {
+		err = decodeBody(body)
 	}
-	if err := json.Unmarshal(body, v); err != nil {
-		param := ""
-		if te := (*json.UnmarshalTypeError)(nil); errors.As(err, &te) {
-			param = te.Field
-		}
-		writeError(w, http.StatusBadRequest, errorBody("Could not parse the JSON body of the request: "+err.Error(),
-			"invalid_request_error", param, ""))
+	if err != nil {
+		s.writeError(w, err)
 		return false
 	}
 	return true
 }
 
-// errorBody returns an OpenAI error; an empty param or code is null.
+// errorBody returns an OpenAI error for the server's own refusals (path,
+// method, content type), which are no errors of openaicompat; an empty
+// param or code is null.
 func errorBody(message, typ, param, code string) openaicompat.ErrorResponse {
 	obj := openaicompat.ErrorObject{Message: message, Type: typ}
 	if param != "" {
@@ -372,19 +399,32 @@ func errorBody(message, typ, param, code string) openaicompat.ErrorResponse {
 	return openaicompat.ErrorResponse{Error: obj}
 }
 
-func writeError(w http.ResponseWriter, status int, body openaicompat.ErrorResponse) {
-	writeJSON(w, status, body)
+// writeError answers with err's status and body, as openaicompat.HTTPError
+// gives them.
+func (s *server) writeError(w http.ResponseWriter, err error) {
+	status, body := openaicompat.HTTPError(err)
+	s.writeJSON(w, status, body)
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON answers with v as JSON, within WriteTimeout.
+func (s *server) writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := marshal(v)
 	if err != nil {
-		status = http.StatusInternalServerError
-		b, _ = marshal(errorBody("Could not encode the response: "+err.Error(), "server_error", "", ""))
+		status, v = openaicompat.HTTPError(fmt.Errorf("could not encode the response: %w", err))
+		b, _ = marshal(v)
 	}
 	w.Header().Set("Content-Type", "application/json")
+	s.armWrite(w)
 	w.WriteHeader(status)
 	w.Write(append(b, '\n'))
+}
+
+// armWrite gives the writes that follow WriteTimeout from now. (http.Server
+// clears the deadline after each request.)
+func (s *server) armWrite(w http.ResponseWriter) {
+	if s.opts.WriteTimeout > 0 {
+		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
+	}
 }
 
 // marshal is json.Marshal without the escaping of <, > and &, which would
@@ -398,62 +438,4 @@ func marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// sseWriter writes server-sent events, flushing after each.
-type sseWriter struct {
-	w   http.ResponseWriter
-	rc  *http.ResponseController
-	err error
-}
-
-// startSSE sends the headers of an event stream.
-func startSSE(w http.ResponseWriter) *sseWriter {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	s := &sseWriter{w: w, rc: http.NewResponseController(w)}
-	s.flush()
-	return s
-}
-
-// send writes v as JSON in an event named name ("" for none); false means
-// the stream is broken (the client has gone).
-func (s *sseWriter) send(name string, v any) bool {
-	b, err := marshal(v)
-	if err != nil { // not for the types this server sends
-		if name != "" {
-			name = "error"
-		}
-		b, _ = marshal(openaicompat.NewErrorResponse(err))
-		s.sendRaw(name, string(b))
-		return false
-	}
-	return s.sendRaw(name, string(b))
-}
-
-// sendRaw writes data (one line) in an event named name ("" for none).
-func (s *sseWriter) sendRaw(name, data string) bool {
-	if s.err != nil {
-		return false
-	}
-	var b strings.Builder
-	if name != "" {
-		b.WriteString("event: " + name + "\n")
-	}
-	b.WriteString("data: " + data + "\n\n")
-	if _, err := io.WriteString(s.w, b.String()); err != nil {
-		s.err = err
-		return false
-	}
-	return s.flush()
-}
-
-func (s *sseWriter) flush() bool {
-	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-		s.err = err
-	}
-	return s.err == nil
 }

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/go-harmony/harmony/openaicompat"
+)
+
+// TestResponsesToolLoopStateless runs a Responses tool loop the ways
+// clients keep the reasoning between calls: by item_reference to the stored
+// output (store true, the API's default), by sealed encrypted_content
+// (store:false and include), and by the plain item. Each second prompt
+// holds the model's reasoning; a reference with store:false, which the
+// server did not keep, is a 400 that says so.
+func TestResponsesToolLoopStateless(t *testing.T) {
+	for _, mode := range []string{"reference", "sealed", "plain"} {
+		t.Run(mode, func(t *testing.T) {
+			prompts := &syncBuffer{}
+			enc := loadEncoding(t)
+			srv := startServer(t, replayOf(enc, toolLine, weatherLine), prompts)
+			extra := ""
+			if mode != "reference" {
+				extra = `,"store":false,"include":["reasoning.encrypted_content"]`
+			}
+			first := `{"model":"m","tools":[` + responsesWeatherTool + `],"input":[{"role":"user","content":"Weather in Oslo?"}]` + extra + `}`
+			var resp openaicompat.Response
+			if err := json.Unmarshal(postOK(t, srv.URL+responsesPath, first, "application/json"), &resp); err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Output) < 2 || resp.Output[0].Type != "reasoning" {
+				t.Fatalf("output %+v", resp.Output)
+			}
+			rs, call := resp.Output[0], resp.Output[len(resp.Output)-1]
+			if (rs.EncryptedContent != "") != (mode != "reference") {
+				t.Fatalf("%s: encrypted_content %q", mode, rs.EncryptedContent)
+			}
+			var back any
+			switch mode {
+			case "reference":
+				back = map[string]string{"type": "item_reference", "id": rs.ID}
+			case "sealed":
+				back = map[string]any{"type": "reasoning", "id": rs.ID, "summary": []any{}, "encrypted_content": rs.EncryptedContent}
+			default:
+				plain := rs
+				plain.EncryptedContent = ""
+				back = plain
+			}
+			input, _ := json.Marshal([]any{
+				map[string]string{"role": "user", "content": "Weather in Oslo?"}, back, call,
+				map[string]string{"type": "function_call_output", "call_id": call.CallID, "output": `{"temp_c": 21}`},
+			})
+			second := `{"model":"m","tools":[` + responsesWeatherTool + `],"input":` + string(input) + extra + `}`
+			postOK(t, srv.URL+responsesPath, second, "application/json")
+			lines := strings.Split(strings.TrimSpace(prompts.String()), "\n")
+			if len(lines) != 2 {
+				t.Fatalf("%d prompts", len(lines))
+			}
+			if !strings.Contains(lines[1], `<|start|>assistant<|channel|>analysis<|message|>Need the weather.<|end|>`) {
+				t.Errorf("%s: the second prompt lacks the reasoning:\n%s", mode, lines[1])
+			}
+		})
+	}
+	// A reference to an item the server did not keep (store:false).
+	srv := startServer(t, replayOf(loadEncoding(t), toolLine), nil)
+	body := `{"model":"m","input":[{"role":"user","content":"hi"},{"type":"item_reference","id":"rs_nope"}]}`
+	resp, got := post(t, srv.URL+responsesPath, body)
+	if resp.StatusCode != 400 || !strings.Contains(string(got), `"code":"invalid_item_reference"`) {
+		t.Errorf("unknown reference: %d %s", resp.StatusCode, got)
+	}
+}
+
+const responsesWeatherTool = `{"type": "function", "name": "get_weather", "description": "Current weather.",
+	"parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}`
+
+// TestReasoningFlags checks that the reasoning flags are read, and refused
+// when wrong, and that -reasoning-field names the chat field.
+func TestReasoningFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-reasoning-field", "thoughts"},
+		{"-reasoning-keys", "not base64!"},
+		{"-reasoning-keys", "c2hvcnQ="}, // 5 bytes: no AES key
+		{"-store-bytes", "-1"},
+	} {
+		var stderr strings.Builder
+		if err := run(t.Context(), args, &stderr); err == nil {
+			t.Errorf("%q: no error", args)
+		}
+	}
+	enc := loadEncoding(t)
+	for _, tc := range []struct {
+		field      openaicompat.ReasoningField
+		want, lack string
+	}{
+		{openaicompat.ReasoningFieldReasoning, `"reasoning":"Simple arithmetic."`, `"reasoning_content"`},
+		{openaicompat.ReasoningFieldReasoningContent, `"reasoning_content":"Simple arithmetic."`, `"reasoning":`},
+		{openaicompat.ReasoningFieldBoth, `"reasoning":"Simple arithmetic.","reasoning_content":"Simple arithmetic."`, "\x00"},
+	} {
+		srv := startServerWith(t, replayOf(enc, answerLine), nil, options{ReasoningField: tc.field})
+		got := string(postOK(t, srv.URL+chatPath, `{"messages":[{"role":"user","content":"2 + 2?"}]}`, "application/json"))
+		if !strings.Contains(got, tc.want) || strings.Contains(got, tc.lack) {
+			t.Errorf("%s: %s", tc.field, got)
+		}
+	}
+}
