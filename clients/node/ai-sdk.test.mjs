@@ -8,18 +8,25 @@
 // reasoning. generateText and streamText, plain and with a tool loop
 // (stopWhen: the tool's result goes back and the model answers).
 
-import { generateText, streamText, tool, jsonSchema, isStepCount } from 'ai';
+import { generateText, streamText, tool, jsonSchema, isStepCount, Output } from 'ai';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import {
-  check, startServer, apiKey, eq, ok, usageOf, requests, checkToolLoopPrompt,
+  check, startServer, apiKey, eq, ok, includes, usageOf, requests, checkToolLoopPrompt,
   PLAIN, REASONING, ANSWER, CALL, CALL_REASONING, CALL_ARGS, TOOL_RESULT, AFTER_TOOL, FINAL_REASONING, FINAL_ANSWER,
   QUESTION, WEATHER_QUESTION, WEATHER_PARAMS,
+  PARTIAL, truncatedTokens, SECOND_CALL, TOKYO_ARGS, AFTER_BOTH, BOTH_ANSWER, TWO_CITIES_QUESTION, checkTwoCallPrompt,
+  STRUCTURED, ANSWER_SCHEMA, JSON_ANSWER, checkResponseFormatPrompt,
 } from './harness.mjs';
 
 const modelId = 'gpt-oss-120b';
 
 const compatible = (s) => createOpenAICompatible({ name: 'chatserver', baseURL: s.baseURL, apiKey, includeUsage: true })(modelId);
+// supportsStructuredOutputs: send the output schema as a json_schema
+// response_format (without it the provider sends json_object only).
+const compatibleStructured = (s) => createOpenAICompatible({
+  name: 'chatserver', baseURL: s.baseURL, apiKey, includeUsage: true, supportsStructuredOutputs: true,
+})(modelId);
 const openaiChat = (s) => createOpenAI({ baseURL: s.baseURL, apiKey }).chat(modelId);
 const openaiResponses = (s) => createOpenAI({ baseURL: s.baseURL, apiKey }).responses(modelId);
 
@@ -224,4 +231,106 @@ for (const mode of ['generate', 'stream']) {
     const r = await run(mode, { model: openaiResponses(s), prompt: QUESTION });
     eq(r.steps[0]?.reasoningText, REASONING, 'step 0: reasoningText');
   }, { todo: '@ai-sdk/openai reads Responses reasoning from summary_text only, not reasoning_text content' });
+}
+
+// The token limit: the completion is cut inside its final message.
+const providers = [
+  ['openai-compatible', 'Chat Completions', compatible, true],
+  ['openai.responses', 'Responses', openaiResponses, false],
+];
+for (const [name, api, model, reads] of providers) {
+  for (const mode of ['generate', 'stream']) {
+    const fn = mode === 'generate' ? 'generateText' : 'streamText';
+    check(`ai-sdk ${name} · ${api} · ${fn} · maxOutputTokens (length)`, async (t) => {
+      const s = await startServer(t, [PLAIN]);
+      const limit = truncatedTokens();
+      const r = await run(mode, { model: model(s), prompt: QUESTION, maxOutputTokens: limit });
+      eq(r.text, PARTIAL, 'text (cut)');
+      if (reads) eq(r.steps[0]?.reasoningText, REASONING, 'step 0: reasoningText');
+      eq(r.finishReason, 'length', 'finishReason');
+      checkUsage(r.totalUsage, { ...usageOf(s, 0), completion: limit, reasoning: reads ? usageOf(s, 0).reasoning : undefined }, 'totalUsage');
+      requests(s, 1);
+    });
+  }
+}
+
+// Two calls in one turn, the second after the first's result: the model
+// gets the reasoning of both steps back, from reasoning_content (Chat),
+// from item references (Responses, store) or from encrypted_content
+// (Responses, store: false).
+const twoCallProviders = [
+  ['openai-compatible · Chat Completions', compatible, undefined],
+  ['openai.responses · Responses', openaiResponses, undefined],
+  ['openai.responses · Responses', openaiResponses, statelessOptions],
+];
+for (const [name, model, providerOptions] of twoCallProviders) {
+  for (const mode of ['generate', 'stream']) {
+    const fn = mode === 'generate' ? 'generateText' : 'streamText';
+    const variant = providerOptions ? ' (store: false, encrypted reasoning)' : name.includes('Responses') ? ' (defaults: store, item_reference)' : '';
+    check(`ai-sdk ${name} · ${fn} · two-call tool loop${variant}`, async (t) => {
+      const s = await startServer(t, [CALL, SECOND_CALL, AFTER_BOTH]);
+      const calls = [];
+      const r = await run(mode, {
+        model: model(s), prompt: TWO_CITIES_QUESTION, tools: weatherTools(calls), stopWhen: isStepCount(5), providerOptions,
+      });
+      eq(calls, [CALL_ARGS, TOKYO_ARGS], 'the inputs get_weather was executed with');
+      eq(r.steps.map((st) => st.finishReason), ['tool-calls', 'tool-calls', 'stop'], "the steps' finishReason");
+      eq(r.text, BOTH_ANSWER, 'text');
+      checkTwoCallPrompt(s, 2);
+      requests(s, 3);
+    });
+  }
+}
+
+// Structured output (output: Output.object): the schema goes to the server
+// as a json_schema response format, and the JSON answer comes back parsed.
+const structuredProviders = [
+  ['openai-compatible (supportsStructuredOutputs)', 'Chat Completions', compatibleStructured],
+  ['openai.chat', 'Chat Completions', openaiChat],
+  ['openai.responses', 'Responses', openaiResponses],
+];
+for (const [name, api, model] of structuredProviders) {
+  for (const mode of ['generate', 'stream']) {
+    const fn = mode === 'generate' ? 'generateText' : 'streamText';
+    check(`ai-sdk ${name} · ${api} · ${fn} · Output.object`, async (t) => {
+      const s = await startServer(t, [STRUCTURED]);
+      const args = { model: model(s), prompt: QUESTION, output: Output.object({ schema: jsonSchema(ANSWER_SCHEMA) }) };
+      if (mode === 'generate') {
+        const r = await generateText({ ...args, maxRetries: 0 });
+        eq(r.output, JSON_ANSWER, 'output');
+      } else {
+        const errors = [];
+        const r = streamText({ ...args, maxRetries: 0, onError: ({ error }) => errors.push(error) });
+        let last;
+        for await (const partial of r.partialOutputStream) last = partial;
+        eq(errors.map((e) => e?.message ?? String(e)), [], 'stream errors');
+        eq(last, JSON_ANSWER, 'the last partialOutputStream value');
+        eq(await r.output, JSON_ANSWER, 'output');
+      }
+      checkResponseFormatPrompt(s, 0);
+      requests(s, 1);
+    });
+  }
+}
+
+// A second user turn after an answer, with the default store: the provider
+// sends the first answer back as item references (rs_…, msg_…).
+for (const mode of ['generate', 'stream']) {
+  const fn = mode === 'generate' ? 'generateText' : 'streamText';
+  check(`ai-sdk openai.responses · Responses · ${fn} · second user turn (defaults: store, item_reference)`, async (t) => {
+    const s = await startServer(t, [PLAIN, AFTER_TOOL]);
+    const model = openaiResponses(s);
+    const r1 = await run(mode, { model, prompt: QUESTION });
+    eq(r1.text, ANSWER, 'first turn: text');
+    const messages = [{ role: 'user', content: QUESTION }, ...(await r1.result.response).messages, { role: 'user', content: WEATHER_QUESTION }];
+    const r2 = await run(mode, { model, messages });
+    eq(r2.text, FINAL_ANSWER, 'second turn: text');
+    const p = s.prompts()[1];
+    ok(p, 'prompt 1 was logged');
+    if (p) {
+      includes(p.text, `<|channel|>final<|message|>${ANSWER}<|end|>`, 'prompt 1 (the first answer, sent back)');
+      ok(!p.text.includes(REASONING), "prompt 1 leaves out the first turn's reasoning (raw chain-of-thought guide)", p.text);
+    }
+    requests(s, 2);
+  });
 }

@@ -206,6 +206,60 @@ export const FINAL_REASONING = 'The tool says 18 degrees and sunny. Answer brief
 export const FINAL_ANSWER = 'It is 18 °C and sunny in Paris.';
 export const AFTER_TOOL = `<|channel|>analysis<|message|>${FINAL_REASONING}<|end|><|start|>assistant<|channel|>final<|message|>${FINAL_ANSWER}<|return|>`;
 
+// A second call in the same turn, after the first call's result: the
+// model must get the reasoning of both steps back (the turn is still in its
+// tool calls), and the answer after both results.
+export const TOKYO_ARGS = { city: 'Tokyo', unit: 'celsius' };
+export const SECOND_CALL_REASONING = 'Paris is done. Now Tokyo.';
+export const SECOND_CALL = `<|channel|>analysis<|message|>${SECOND_CALL_REASONING}<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>${JSON.stringify(TOKYO_ARGS)}<|call|>`;
+export const BOTH_ANSWER = 'Paris and Tokyo: 18 °C and sunny.';
+export const AFTER_BOTH = `<|channel|>analysis<|message|>Both results are in.<|end|><|start|>assistant<|channel|>final<|message|>${BOTH_ANSWER}<|return|>`;
+export const TWO_CITIES_QUESTION = 'What is the weather in Paris and in Tokyo?';
+
+// checkTwoCallPrompt checks the prompt of the third request of a two-call
+// loop: both calls, both results, and the reasoning of both steps.
+export function checkTwoCallPrompt(server, i) {
+  const p = server.prompts()[i];
+  ok(p, `prompt ${i} was logged`);
+  if (!p) return;
+  for (const a of [CALL_ARGS, TOKYO_ARGS]) includes(p.text, `<|constrain|>json<|message|>${JSON.stringify(a)}<|call|>`, `prompt ${i} (a call sent back)`);
+  eq(p.text.split('<|start|>functions.get_weather to=assistant').length - 1, 2, `prompt ${i}: tool results`);
+  includes(p.text, `<|channel|>analysis<|message|>${CALL_REASONING}<|end|>`, `prompt ${i} (the first step's reasoning, sent back)`);
+  includes(p.text, `<|channel|>analysis<|message|>${SECOND_CALL_REASONING}<|end|>`, `prompt ${i} (the second step's reasoning, sent back)`);
+}
+
+// A completion cut by the token limit inside its final message: TRUNCATED
+// is the text of its first TRUNCATED_TOKENS() tokens, PARTIAL the part of
+// the answer in them.
+export const PARTIAL = '2 + 2';
+export const TRUNCATED = `<|channel|>analysis<|message|>${REASONING}<|end|><|start|>assistant<|channel|>final<|message|>${PARTIAL}`;
+export function truncatedTokens() {
+  const all = encode(PLAIN);
+  const cut = encode(TRUNCATED);
+  if (!isDeepStrictEqual(all.slice(0, cut.length), cut)) throw new Error('harness: TRUNCATED does not encode to a prefix of PLAIN');
+  return cut.length;
+}
+
+// Structured output: the answer as JSON, with the schema the request gives.
+export const ANSWER_SCHEMA = {
+  type: 'object',
+  properties: { answer: { type: 'integer' } },
+  required: ['answer'],
+  additionalProperties: false,
+};
+export const JSON_ANSWER = { answer: 4 };
+export const STRUCTURED = `<|channel|>analysis<|message|>Answer as JSON.<|end|><|start|>assistant<|channel|>final<|message|>${JSON.stringify(JSON_ANSWER)}<|return|>`;
+
+// checkResponseFormatPrompt checks that the request's schema reached the
+// prompt as harmony's "# Response Formats" section of the developer message.
+export function checkResponseFormatPrompt(server, i) {
+  const p = server.prompts()[i];
+  ok(p, `prompt ${i} was logged`);
+  if (!p) return;
+  includes(p.text, '# Response Formats', `prompt ${i} (the developer message's response format)`);
+  includes(p.text, '"answer"', `prompt ${i} (the response format's schema)`);
+}
+
 export const QUESTION = 'What is 2 + 2?';
 export const WEATHER_QUESTION = 'What is the weather in Paris?';
 

@@ -6,9 +6,11 @@
 // ChatOpenAI reads a chat message's reasoning from "reasoning_content" only
 // (into additional_kwargs.reasoning_content), not from "reasoning", so this
 // suite's servers send both (-reasoning-field both) where the chatserver
-// has that flag. It sends no reasoning back in a tool loop. With Responses it
-// keeps the reasoning item whole in additional_kwargs.reasoning, and reads
-// text into content blocks from summaries only.
+// has that flag. It sends no reasoning back in a Chat Completions tool loop.
+// With Responses it keeps the reasoning item in additional_kwargs.reasoning
+// (whole when invoked; built from summary events when streamed), reads text
+// into content blocks from summaries only, and sends the response's output
+// items back in a tool loop, the reasoning among them.
 
 import { HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { ChatOpenAI } from '@langchain/openai';
@@ -125,20 +127,26 @@ for (const mode of ['invoke', 'stream']) {
     requests(s, 1);
   });
 
-  check(`langchain ChatOpenAI · Responses · ${mode} · tool loop`, async (t) => {
-    const s = await server(t, [CALL, AFTER_TOOL]);
-    const llm = chat(s, { useResponsesApi: true }).bindTools([weatherTool]);
-    const messages = [new HumanMessage(WEATHER_QUESTION)];
-    const m1 = await call(llm, mode, messages);
-    checkResponsesMessage(m1, { text: '', reasoning: CALL_REASONING, call: true, usage: usageOf(s, 0) }, 'first message', mode);
-    const tc = m1.tool_calls?.[0];
-    messages.push(m1, new ToolMessage({ tool_call_id: tc?.id ?? 'missing', content: JSON.stringify(TOOL_RESULT) }));
-    const m2 = await call(llm, mode, messages);
-    checkResponsesMessage(m2, { text: FINAL_ANSWER, reasoning: FINAL_REASONING, usage: usageOf(s, 1) }, 'second message', mode);
-    // ChatOpenAI sends a reasoning item back only with its encrypted_content.
-    checkToolLoopPrompt(s, 1, { reasoning: false });
-    requests(s, 2);
-  });
+  const stateless = [' (zdrEnabled: store false, include encrypted reasoning)', { zdrEnabled: true }, { include: ['reasoning.encrypted_content'] }];
+  for (const [variant, fields, callOptions] of [['', {}, {}], stateless]) {
+    check(`langchain ChatOpenAI · Responses · ${mode} · tool loop${variant}`, async (t) => {
+      const s = await server(t, [CALL, AFTER_TOOL]);
+      const llm = chat(s, { useResponsesApi: true, ...fields }).bindTools([weatherTool], callOptions);
+      const messages = [new HumanMessage(WEATHER_QUESTION)];
+      const m1 = await call(llm, mode, messages);
+      checkResponsesMessage(m1, { text: '', reasoning: CALL_REASONING, call: true, usage: usageOf(s, 0) }, 'first message', mode);
+      if (callOptions.include) {
+        const enc = (m1.response_metadata?.output ?? []).find((it) => it.type === 'reasoning')?.encrypted_content;
+        ok(typeof enc === 'string' && enc.length > 0, "first message: response_metadata.output's reasoning item has encrypted_content", enc);
+      }
+      const tc = m1.tool_calls?.[0];
+      messages.push(m1, new ToolMessage({ tool_call_id: tc?.id ?? 'missing', content: JSON.stringify(TOOL_RESULT) }));
+      const m2 = await call(llm, mode, messages);
+      checkResponsesMessage(m2, { text: FINAL_ANSWER, reasoning: FINAL_REASONING, usage: usageOf(s, 1) }, 'second message', mode);
+      checkToolLoopPrompt(s, 1);
+      requests(s, 2);
+    });
+  }
 }
 
 

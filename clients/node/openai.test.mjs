@@ -6,9 +6,10 @@
 
 import OpenAI from 'openai';
 import {
-  check, startServer, apiKey, eq, ok, usageOf, requests, checkToolLoopPrompt,
+  check, startServer, apiKey, includes, eq, ok, usageOf, requests, checkToolLoopPrompt,
   PLAIN, REASONING, ANSWER, CALL, CALL_REASONING, CALL_ARGS, TOOL_RESULT, AFTER_TOOL, FINAL_REASONING, FINAL_ANSWER,
   QUESTION, WEATHER_QUESTION, WEATHER_PARAMS,
+  PARTIAL, truncatedTokens, SECOND_CALL, SECOND_CALL_REASONING, TOKYO_ARGS, AFTER_BOTH, BOTH_ANSWER, TWO_CITIES_QUESTION, checkTwoCallPrompt,
 } from './harness.mjs';
 
 const model = 'gpt-oss-120b';
@@ -313,6 +314,163 @@ check('openai · Responses · streamed · tool loop', async (t) => {
   checkEventSequence(e2, 'second stream');
   checkResponseOutput(r2, { reasoning: FINAL_REASONING, text: FINAL_ANSWER }, 'second finalResponse()');
   checkResponsesUsage(r2.usage, usageOf(s, 1), 'second finalResponse()');
+  checkToolLoopPrompt(s, 1);
+  requests(s, 2);
+});
+
+// The token limit: the completion is cut inside its final message.
+
+check('openai · Chat Completions · plain · max_completion_tokens (length)', async (t) => {
+  const s = await startServer(t, [PLAIN]);
+  const limit = truncatedTokens();
+  const r = await client(s).chat.completions.create({ model, messages: [{ role: 'user', content: QUESTION }], max_completion_tokens: limit });
+  const m = r.choices[0].message;
+  eq(m.content, PARTIAL, 'message.content (cut)');
+  eq(m.reasoning, REASONING, 'message.reasoning');
+  eq(r.choices[0].finish_reason, 'length', 'finish_reason');
+  checkChatUsage(r.usage, { ...usageOf(s, 0), completion: limit }, 'response');
+  requests(s, 1);
+});
+
+check('openai · Chat Completions · streamed · max_tokens (length)', async (t) => {
+  const s = await startServer(t, [PLAIN]);
+  const limit = truncatedTokens();
+  const got = await readChatStream(await client(s).chat.completions.create({
+    model, messages: [{ role: 'user', content: QUESTION }], max_tokens: limit, stream: true, stream_options: { include_usage: true },
+  }));
+  eq(got.content, PARTIAL, 'concatenated delta.content (cut)');
+  eq(got.reasoning, REASONING, 'concatenated delta.reasoning');
+  eq(got.finishReason, 'length', 'finish_reason');
+  checkChatUsage(got.usage, { ...usageOf(s, 0), completion: limit }, 'usage chunk');
+  requests(s, 1);
+});
+
+function checkIncomplete(r, what) {
+  eq(r.status, 'incomplete', `${what}: status`);
+  eq(r.incomplete_details, { reason: 'max_output_tokens' }, `${what}: incomplete_details`);
+  eq(r.output.map((it) => it.type), ['reasoning', 'message'], `${what}: output item types`);
+  eq(reasoningTextOf(r.output[0] ?? {}), REASONING, `${what}: reasoning item content (reasoning_text)`);
+  eq(r.output[1]?.status, 'incomplete', `${what}: message item status`);
+  eq(r.output_text, PARTIAL, `${what}: output_text (cut)`);
+}
+
+check('openai · Responses · plain · max_output_tokens (incomplete)', async (t) => {
+  const s = await startServer(t, [PLAIN]);
+  const limit = truncatedTokens();
+  const r = await client(s).responses.create({ model, input: QUESTION, max_output_tokens: limit });
+  checkIncomplete(r, 'response');
+  checkResponsesUsage(r.usage, { ...usageOf(s, 0), completion: limit }, 'response');
+  requests(s, 1);
+});
+
+check('openai · Responses · streamed · max_output_tokens (incomplete)', async (t) => {
+  const s = await startServer(t, [PLAIN]);
+  const limit = truncatedTokens();
+  const stream = client(s).responses.stream({ model, input: QUESTION, max_output_tokens: limit });
+  const events = [];
+  for await (const e of stream) events.push(e);
+  eq(events.at(-1)?.type, 'response.incomplete', 'last event');
+  eq(events.map((e) => e.sequence_number), events.map((_, i) => i), 'sequence_number 0, 1, 2, …');
+  const text = events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('');
+  eq(text, PARTIAL, 'concatenated response.output_text.delta (cut)');
+  const final = await stream.finalResponse().catch((e) => ({ error: e }));
+  ok(!final.error, 'finalResponse() resolves for an incomplete response', final.error?.message);
+  if (!final.error) {
+    checkIncomplete(final, 'finalResponse()');
+    checkResponsesUsage(final.usage, { ...usageOf(s, 0), completion: limit }, 'finalResponse()');
+  }
+  requests(s, 1);
+});
+
+// Two calls in one turn, one after the other's result: the model gets the
+// reasoning of both steps back.
+
+check('openai · Chat Completions · plain · two-call tool loop', async (t) => {
+  const s = await startServer(t, [CALL, SECOND_CALL, AFTER_BOTH]);
+  const c = client(s);
+  const messages = [{ role: 'user', content: TWO_CITIES_QUESTION }];
+  const argsSeen = [];
+  for (let i = 0; i < 2; i++) {
+    const r = await c.chat.completions.create({ model, messages, tools: chatTools });
+    const m = r.choices[0].message;
+    eq(r.choices[0].finish_reason, 'tool_calls', `response ${i}: finish_reason`);
+    eq(m.reasoning, [CALL_REASONING, SECOND_CALL_REASONING][i], `response ${i}: message.reasoning`);
+    const call = m.tool_calls?.[0];
+    if (!call) throw new Error(`response ${i}: no tool call`);
+    argsSeen.push(JSON.parse(call.function.arguments));
+    messages.push(m, { role: 'tool', tool_call_id: call.id, content: JSON.stringify(TOOL_RESULT) });
+  }
+  eq(argsSeen, [CALL_ARGS, TOKYO_ARGS], 'the calls\' arguments, parsed');
+  const r = await c.chat.completions.create({ model, messages, tools: chatTools });
+  eq(r.choices[0].message.content, BOTH_ANSWER, 'last response: message.content');
+  eq(r.choices[0].finish_reason, 'stop', 'last response: finish_reason');
+  checkTwoCallPrompt(s, 2);
+  requests(s, 3);
+});
+
+check('openai · Responses · plain · two-call tool loop', async (t) => {
+  const s = await startServer(t, [CALL, SECOND_CALL, AFTER_BOTH]);
+  const c = client(s);
+  const input = [{ role: 'user', content: TWO_CITIES_QUESTION }];
+  for (let i = 0; i < 2; i++) {
+    const r = await c.responses.create({ model, input, tools: responsesTools });
+    eq(r.output.map((it) => it.type), ['reasoning', 'function_call'], `response ${i}: output item types`);
+    const call = r.output.find((it) => it.type === 'function_call');
+    if (!call) throw new Error(`response ${i}: no function_call`);
+    eq(JSON.parse(call.arguments), [CALL_ARGS, TOKYO_ARGS][i], `response ${i}: function_call.arguments, parsed`);
+    input.push(...r.output, { type: 'function_call_output', call_id: call.call_id, output: JSON.stringify(TOOL_RESULT) });
+  }
+  const r = await c.responses.create({ model, input, tools: responsesTools });
+  eq(r.output_text, BOTH_ANSWER, 'last response: output_text');
+  checkTwoCallPrompt(s, 2);
+  requests(s, 3);
+});
+
+// A request the server must refuse: the SDK's error carries OpenAI's error
+// object.
+
+check('openai · Chat Completions · plain · 400 error (unknown tool_call_id)', async (t) => {
+  const s = await startServer(t, [PLAIN]);
+  const err = await client(s).chat.completions.create({
+    model,
+    messages: [{ role: 'user', content: QUESTION }, { role: 'tool', tool_call_id: 'call_nope', content: '{}' }],
+  }).then(() => null, (e) => e);
+  ok(err instanceof OpenAI.BadRequestError, 'an OpenAI.BadRequestError', err?.constructor?.name ?? err);
+  eq(err?.status, 400, 'error.status');
+  eq(err?.type, 'invalid_request_error', 'error.type');
+  ok(typeof err?.param === 'string' && err.param.startsWith('messages[1]'), 'error.param names messages[1]', err?.param);
+  includes(err?.message, 'call_nope', 'error.message');
+  requests(s, 0);
+});
+
+check('openai · Responses · plain · 400 error (unknown call_id)', async (t) => {
+  const s = await startServer(t, [PLAIN]);
+  const err = await client(s).responses.create({
+    model,
+    input: [{ role: 'user', content: QUESTION }, { type: 'function_call_output', call_id: 'call_nope', output: '{}' }],
+  }).then(() => null, (e) => e);
+  ok(err instanceof OpenAI.BadRequestError, 'an OpenAI.BadRequestError', err?.constructor?.name ?? err);
+  eq(err?.status, 400, 'error.status');
+  eq(err?.type, 'invalid_request_error', 'error.type');
+  ok(typeof err?.param === 'string' && err.param.startsWith('input[1]'), 'error.param names input[1]', err?.param);
+  includes(err?.message, 'call_nope', 'error.message');
+  requests(s, 0);
+});
+
+// The tool loop of OpenAI's function-calling guide for stored responses:
+// the second request names the first with previous_response_id and sends
+// only the tool result.
+check('openai · Responses · plain · tool loop (previous_response_id)', async (t) => {
+  const s = await startServer(t, [CALL, AFTER_TOOL]);
+  const c = client(s);
+  const r1 = await c.responses.create({ model, input: WEATHER_QUESTION, tools: responsesTools });
+  const call = r1.output.find((it) => it.type === 'function_call');
+  if (!call) throw new Error('first response: no function_call');
+  const r2 = await c.responses.create({
+    model, previous_response_id: r1.id, tools: responsesTools,
+    input: [{ type: 'function_call_output', call_id: call.call_id, output: JSON.stringify(TOOL_RESULT) }],
+  });
+  checkResponseOutput(r2, { reasoning: FINAL_REASONING, text: FINAL_ANSWER }, 'second response');
   checkToolLoopPrompt(s, 1);
   requests(s, 2);
 });
