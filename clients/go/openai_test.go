@@ -8,6 +8,9 @@ package clients
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -17,6 +20,16 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 )
+
+// describe says what an error of the SDK carries: for an *openai.Error, the
+// status and the body the server sent.
+func describe(err error) string {
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		return fmt.Sprintf("%d %s: %s", apiErr.StatusCode, apiErr.Request.URL.Path, apiErr.RawJSON())
+	}
+	return err.Error()
+}
 
 func client(s *server) *openai.Client {
 	c := openai.NewClient(option.WithBaseURL(s.BaseURL), option.WithAPIKey("sk-not-checked"), option.WithMaxRetries(0))
@@ -66,7 +79,7 @@ func TestChatCompletions(t *testing.T) {
 			ReasoningEffort: shared.ReasoningEffortLow,
 		})
 		if err != nil {
-			t.Fatal(err)
+			t.Fatal(describe(err))
 		}
 		if len(r.Choices) != 1 {
 			t.Fatalf("choices: got %d, want 1", len(r.Choices))
@@ -102,7 +115,7 @@ func TestChatCompletions(t *testing.T) {
 		messages := []openai.ChatCompletionMessageParamUnion{openai.UserMessage(weatherQuestion)}
 		r1, err := c.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: model, Messages: messages, Tools: chatTools})
 		if err != nil {
-			t.Fatal(err)
+			t.Fatal(describe(err))
 		}
 		m1 := r1.Choices[0].Message
 		eq(t, r1.Choices[0].FinishReason, "tool_calls", "first response: finish_reason")
@@ -126,7 +139,7 @@ func TestChatCompletions(t *testing.T) {
 		messages = append(messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &asst}, openai.ToolMessage(toolResult, tc.ID))
 		r2, err := c.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: model, Messages: messages, Tools: chatTools})
 		if err != nil {
-			t.Fatal(err)
+			t.Fatal(describe(err))
 		}
 		m2 := r2.Choices[0].Message
 		eq(t, m2.Content, finalAnswer, "second response: message.content")
@@ -201,7 +214,7 @@ func readChatStream(t *testing.T, stream chatStream) (*openai.ChatCompletionAccu
 		}
 	}
 	if err := stream.Err(); err != nil {
-		t.Fatal(err)
+		t.Fatal(describe(err))
 	}
 	if len(acc.Choices) != 1 {
 		t.Fatalf("accumulated choices: got %d, want 1 (%d chunks)", len(acc.Choices), chunks)
@@ -327,7 +340,7 @@ func streamResponse(t *testing.T, c *openai.Client, params responses.ResponseNew
 		}
 	}
 	if err := stream.Err(); err != nil {
-		t.Fatal(err)
+		t.Fatal(describe(err))
 	}
 	if final == nil {
 		t.Fatalf("no response.completed event: %v", types)
@@ -349,7 +362,7 @@ func TestResponses(t *testing.T) {
 			Reasoning: shared.ReasoningParam{Effort: shared.ReasoningEffortLow},
 		})
 		if err != nil {
-			t.Fatal(err)
+			t.Fatal(describe(err))
 		}
 		checkResponse(t, r, wantOutput{reasoning: reasoning, text: answer}, "response")
 		checkResponsesUsage(t, r.Usage, s.usage(t, 0), "response")
@@ -390,7 +403,7 @@ func TestResponses(t *testing.T) {
 				}
 				r, err := c.Responses.New(ctx, params)
 				if err != nil {
-					t.Fatal(err)
+					t.Fatal(describe(err))
 				}
 				return r
 			}
@@ -410,4 +423,180 @@ func TestResponses(t *testing.T) {
 			s.requests(t, 2)
 		})
 	}
+}
+
+// truncated is plain cut by the token limit inside its final message, and
+// partial the part of the answer in it.
+const (
+	partial   = "2 + 2"
+	truncated = "<|channel|>analysis<|message|>" + reasoning + "<|end|><|start|>assistant<|channel|>final<|message|>" + partial
+)
+
+func truncatedTokens(t *testing.T) int {
+	t.Helper()
+	all, cut := encode(t, plain).IDs, encode(t, truncated).IDs
+	if len(cut) > len(all) || !reflect.DeepEqual(all[:len(cut)], cut) {
+		t.Fatal("harness: truncated does not encode to a prefix of plain")
+	}
+	return len(cut)
+}
+
+func TestTokenLimit(t *testing.T) {
+	ctx := context.Background()
+
+	t.Run("Chat/plain/length", func(t *testing.T) {
+		s := startServer(t, plain)
+		limit := truncatedTokens(t)
+		r, err := client(s).Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
+			Model:               model,
+			Messages:            []openai.ChatCompletionMessageParamUnion{openai.UserMessage(question)},
+			MaxCompletionTokens: openai.Int(int64(limit)),
+		})
+		if err != nil {
+			t.Fatal(describe(err))
+		}
+		eq(t, r.Choices[0].Message.Content, partial, "message.content (cut)")
+		eq(t, extraString(t, r.Choices[0].Message.JSON.ExtraFields, "reasoning"), reasoning, "message.reasoning")
+		eq(t, r.Choices[0].FinishReason, "length", "finish_reason")
+		u := s.usage(t, 0)
+		u.Completion = int64(limit)
+		checkChatUsage(t, r.Usage, u, "response")
+		s.requests(t, 1)
+	})
+
+	t.Run("Responses/streamed/incomplete", func(t *testing.T) {
+		s := startServer(t, plain)
+		limit := truncatedTokens(t)
+		stream := client(s).Responses.NewStreaming(ctx, responses.ResponseNewParams{
+			Model:           model,
+			Input:           responses.ResponseNewParamsInputUnion{OfString: openai.String(question)},
+			MaxOutputTokens: openai.Int(int64(limit)),
+		})
+		defer stream.Close()
+		var last responses.ResponseStreamEventUnion
+		var text strings.Builder
+		for stream.Next() {
+			last = stream.Current()
+			if last.Type == "response.output_text.delta" {
+				text.WriteString(last.Delta)
+			}
+		}
+		if err := stream.Err(); err != nil {
+			t.Fatal(describe(err))
+		}
+		eq(t, last.Type, "response.incomplete", "last event")
+		r := last.Response
+		eq(t, string(r.Status), "incomplete", "response.status")
+		eq(t, r.IncompleteDetails.Reason, "max_output_tokens", "response.incomplete_details.reason")
+		eq(t, text.String(), partial, "concatenated response.output_text.delta (cut)")
+		eq(t, r.OutputText(), partial, "OutputText() (cut)")
+		u := s.usage(t, 0)
+		u.Completion = int64(limit)
+		checkResponsesUsage(t, r.Usage, u, "response")
+		s.requests(t, 1)
+	})
+}
+
+func testStatelessToolLoop(t *testing.T) {
+	// store: false and include reasoning.encrypted_content: the reasoning
+	// goes back sealed, with the rest of the output items, typed.
+	ctx := context.Background()
+	s := startServer(t, call, afterTool)
+	c := client(s)
+	input := []responses.ResponseInputItemUnionParam{responses.ResponseInputItemParamOfMessage(weatherQuestion, responses.EasyInputMessageRoleUser)}
+	params := func() responses.ResponseNewParams {
+		return responses.ResponseNewParams{
+			Model: model, Input: responses.ResponseNewParamsInputUnion{OfInputItemList: input}, Tools: responsesTools,
+			Store: openai.Bool(false), Include: []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
+		}
+	}
+	r1, err := c.Responses.New(ctx, params())
+	if err != nil {
+		t.Fatal(describe(err))
+	}
+	checkResponse(t, r1, wantOutput{reasoning: callReasoning, call: true}, "first response")
+	if len(r1.Output) > 0 && r1.Output[0].AsReasoning().EncryptedContent == "" {
+		t.Errorf("first response: reasoning item encrypted_content: empty, want the sealed reasoning")
+	}
+	fc := functionCallOf(r1)
+	input = append(input, toInput(t, r1)...)
+	input = append(input, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
+		CallID: openai.String(fc.CallID),
+		Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: openai.String(toolResult)},
+	}})
+	r2, err := c.Responses.New(ctx, params())
+	if err != nil {
+		t.Fatal(describe(err))
+	}
+	checkResponse(t, r2, wantOutput{reasoning: finalReasoning, text: finalAnswer}, "second response")
+	s.checkToolLoopPrompt(t, 1)
+	s.requests(t, 2)
+}
+
+func testPreviousResponseID(t *testing.T) {
+	// The tool loop of the openai-go README: the second request names the
+	// first with PreviousResponseID and sends only the tool result.
+	ctx := context.Background()
+	s := startServer(t, call, afterTool)
+	c := client(s)
+	r1, err := c.Responses.New(ctx, responses.ResponseNewParams{
+		Model: model, Input: responses.ResponseNewParamsInputUnion{OfString: openai.String(weatherQuestion)}, Tools: responsesTools,
+	})
+	if err != nil {
+		t.Fatal(describe(err))
+	}
+	fc := functionCallOf(r1)
+	r2, err := c.Responses.New(ctx, responses.ResponseNewParams{
+		Model:              model,
+		PreviousResponseID: openai.String(r1.ID),
+		Tools:              responsesTools,
+		Input: responses.ResponseNewParamsInputUnion{OfInputItemList: []responses.ResponseInputItemUnionParam{{
+			OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
+				CallID: openai.String(fc.CallID),
+				Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: openai.String(toolResult)},
+			},
+		}}},
+	})
+	if err != nil {
+		t.Fatal(describe(err))
+	}
+	checkResponse(t, r2, wantOutput{reasoning: finalReasoning, text: finalAnswer}, "second response")
+	s.checkToolLoopPrompt(t, 1)
+	s.requests(t, 2)
+}
+
+func testErrorShape(t *testing.T) {
+	// A request the server must refuse: *openai.Error carries OpenAI's
+	// error object.
+	s := startServer(t, plain)
+	_, err := client(s).Chat.Completions.New(context.Background(), openai.ChatCompletionNewParams{
+		Model: model,
+		Messages: []openai.ChatCompletionMessageParamUnion{
+			openai.UserMessage(question),
+			openai.ToolMessage("{}", "call_nope"),
+		},
+	})
+	var apiErr *openai.Error
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("want an *openai.Error, got %T: %v", err, err)
+	}
+	eq(t, apiErr.StatusCode, 400, "StatusCode")
+	eq(t, apiErr.Type, "invalid_request_error", "Type")
+	if !strings.HasPrefix(apiErr.Param, "messages[1]") {
+		t.Errorf("Param: got %q, want messages[1]…", apiErr.Param)
+	}
+	if !strings.Contains(apiErr.Message, "call_nope") {
+		t.Errorf("Message: got %q, want it to name call_nope", apiErr.Message)
+	}
+	s.requests(t, 0)
+}
+
+// More Responses tool loops: stateless, and with previous_response_id.
+func TestResponsesToolLoops(t *testing.T) {
+	t.Run("plain/tool_loop_store_false_encrypted_reasoning", testStatelessToolLoop)
+	t.Run("plain/tool_loop_previous_response_id", testPreviousResponseID)
+}
+
+func TestErrors(t *testing.T) {
+	t.Run("Chat/plain/400_unknown_tool_call_id", testErrorShape)
 }
