@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // RenderOptions control how a conversation is rendered. The zero value (and a
@@ -280,6 +281,18 @@ func checkHeader(m *Message) error {
 // wrapping [ErrInvalidHeader]; servers can check tool-call names with it
 // before they reach the renderer.
 func CheckHeaderField(s string) error {
+	// Most fields are short ASCII words: a byte above space, not '<' and
+	// below 0x80 can start neither white space nor "<|".
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		plain = s[i] > ' ' && s[i] != '<' && s[i] < utf8.RuneSelf
+	}
+	if plain {
+		if strings.HasPrefix(s, "to=") {
+			return errors.New(`starts with "to="`)
+		}
+		return nil
+	}
 	for i, r := range s {
 		if unicode.IsSpace(r) {
 			return fmt.Errorf("has white space at byte %d", i)
