@@ -16,7 +16,10 @@ package harmony
 // recorded, and the kept spans are copied into place in order at the end;
 // rendering goes through the same appendMessage as every other renderer, so
 // the output is token for token what RenderConversationForCompletion makes of
-// the kept messages.
+// the kept messages. Last, a server is sent the same conversation again with
+// each new turn, so the tokens of long message texts are kept in a bounded
+// cache on the Encoding: the texts of the turns kept last time are copied,
+// not encoded again.
 
 import (
 	"errors"
@@ -197,8 +200,10 @@ func (e *Encoding) RenderConversationWithinBudget(c Conversation, next Role, b B
 // What was kept renders, with [Encoding.RenderConversationForCompletion],
 // to the same tokens (see [BudgetReport.Conversation]). A b.MaxTokens of 0
 // or less renders all of c. Messages of dropped turns are checked as the
-// renderer checks them, but not encoded. On error it returns dst unchanged,
-// the zero report and a [*RenderError] or a [*BudgetError].
+// renderer checks them, but not encoded. The tokens of long texts are
+// cached on e (see [Encoding]), as a conversation comes back whole with
+// each new turn. On error it returns dst unchanged, the zero report and a
+// [*RenderError] or a [*BudgetError].
 func (e *Encoding) AppendConversationWithinBudget(dst []Token, c Conversation, next Role, b Budget, opts *RenderOptions) ([]Token, BudgetReport, error) {
 	if b.MaxTokens <= 0 {
 		out, err := e.AppendConversationForCompletion(dst, c, next, opts)
@@ -284,7 +289,7 @@ type fitter struct {
 // fit decides what is kept and elided, rendering what it needs to.
 func (f *fitter) fit(next Role, opts *RenderOptions) error {
 	msgs := f.msgs
-	f.flags = renderFlags{normalize: opts != nil && opts.NormalizeSchemas}
+	f.flags = renderFlags{normalize: opts != nil && opts.NormalizeSchemas, history: true}
 	for i := range msgs {
 		if declaresFunctionTools(msgs[i].Content) {
 			f.flags.functionTools = true
@@ -539,4 +544,20 @@ func (f *fitter) assemble(dst []Token) ([]Token, BudgetReport, error) {
 	r.FullTokens = f.fullTokens
 	r.DroppedTurns = f.firstKept
 	return out, r, nil
+}
+
+// appendHistoryText appends the tokens of a message's text, from the
+// encoding's history cache when the text was rendered before: a server is
+// sent the whole conversation again with each new turn, and the texts of
+// the turns it kept last time are the ones it keeps now. The key is a copy,
+// so that the cache never holds a larger string text is a part of.
+func (e *Encoding) appendHistoryText(dst []Token, text string) []Token {
+	if toks, ok := e.history.Get(text); ok {
+		return append(dst, toks...)
+	}
+	n := len(dst)
+	dst = e.appendOrdinary(dst, text)
+	toks := append([]Token(nil), dst[n:]...)
+	e.history.Put(strings.Clone(text), toks, int64(4*cap(toks)))
+	return dst
 }

@@ -521,25 +521,65 @@ func budgetBenchConversation() Conversation {
 }
 
 // BenchmarkBudgetFit fits the 1,000-turn conversation into gpt-oss's
-// 131,072-token window with 4,096 tokens reserved.
+// 131,072-token window with 4,096 tokens reserved: warm, as a server does
+// when the conversation comes back with a new turn (the texts of the turns
+// it kept are in the encoding's history cache), and cold, on a new encoding
+// each time (nothing cached, not even the system message).
 func BenchmarkBudgetFit(b *testing.B) {
-	enc := mustEncoding(b)
+	shared := mustEncoding(b)
 	c := budgetBenchConversation()
 	budget := Budget{MaxTokens: 131072, Reserve: 4096}
-	full, err := enc.RenderConversationForCompletion(c, RoleAssistant, nil)
+	full, err := shared.RenderConversationForCompletion(c, RoleAssistant, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	out, r, err := enc.RenderConversationWithinBudget(c, RoleAssistant, budget, nil)
+	out, r, err := shared.RenderConversationWithinBudget(c, RoleAssistant, budget, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("full prompt %d tokens; fitted %d tokens: %d turns dropped, %d messages elided", len(full), len(out), r.DroppedTurns, len(r.Elided))
 	dst := make([]Token, 0, budget.MaxTokens)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, _, err := enc.AppendConversationWithinBudget(dst, c, RoleAssistant, budget, nil); err != nil {
-			b.Fatal(err)
-		}
+	for _, cache := range []string{"warm", "cold"} {
+		b.Run("cache="+cache, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				enc := shared
+				if cache == "cold" {
+					enc = newEncoding(shared.encoder)
+				}
+				if _, _, err := enc.AppendConversationWithinBudget(dst, c, RoleAssistant, budget, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestBudgetHistoryCache checks that cached texts render as encoded ones,
+// and that the cache stays within its budget when no text comes back.
+func TestBudgetHistoryCache(t *testing.T) {
+	shared := mustEncoding(t)
+	e := newEncoding(shared.encoder)
+	c := budgetBenchConversation()
+	c.Messages = c.Messages[:500]
+	b := Budget{MaxTokens: 20000}
+	cold := must(e.RenderConversationWithinBudget(c, RoleAssistant, b, nil))
+	warm := must(e.RenderConversationWithinBudget(c, RoleAssistant, b, nil))
+	if !slices.Equal(cold, warm) || e.history.Len() == 0 {
+		t.Fatalf("warm render differs, or nothing cached (%d entries)", e.history.Len())
+	}
+	if testing.Short() {
+		return
+	}
+	filler := strings.Repeat("Tell me about the weather in spring. ", 100)
+	for i := range 3000 {
+		c := NewConversation(
+			NewTextMessage(RoleUser, fmt.Sprint(i, filler)),
+			NewTextMessage(RoleAssistant, fmt.Sprint(filler, i)).WithChannel(ChannelFinal),
+			NewTextMessage(RoleUser, fmt.Sprint(i, "?", filler)))
+		must(e.RenderConversationWithinBudget(c, RoleAssistant, Budget{MaxTokens: 1 << 20}, nil))
+	}
+	if n := e.history.Bytes(); n > historyCacheBytes || n < historyCacheBytes/2 {
+		t.Errorf("history cache holds %d bytes, budget %d", n, historyCacheBytes)
 	}
 }

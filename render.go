@@ -311,6 +311,7 @@ func CheckHeaderField(s string) error {
 type renderFlags struct {
 	functionTools bool // a developer message declares function tools
 	normalize     bool // RenderOptions.NormalizeSchemas
+	history       bool // cache the tokens of long texts (budget.go)
 }
 
 // appendMessage renders m. Each piece of header text is encoded on its own, as
@@ -370,6 +371,9 @@ func (e *Encoding) appendMessage(dst []Token, m *Message, flags renderFlags) ([]
 func (e *Encoding) appendContent(dst []Token, role Role, c Content, flags renderFlags) ([]Token, error) {
 	switch v := contentValue(c).(type) {
 	case TextContent:
+		if flags.history && len(v.Text) >= minCachedText {
+			return e.appendHistoryText(dst, v.Text), nil
+		}
 		return e.appendOrdinary(dst, v.Text), nil
 	case SystemContent:
 		if role != RoleSystem {
