@@ -342,7 +342,10 @@ func (f *fitter) fit(next Role, opts *RenderOptions) error {
 			size += len(t)
 		}
 	}
-	f.buf = make([]Token, 0, min(size, f.limit+f.limit/8)+4096)
+	if l := max(f.limit, 0); l < size {
+		size = l + l/8
+	}
+	f.buf = make([]Token, 0, size+4096)
 	// What is always kept is rendered; the rest is checked as the renderer
 	// would, in order, so that the first error is the one it would report.
 	kept := 0

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -152,6 +153,14 @@ func TestBudgetExact(t *testing.T) {
 	}
 	if !slices.Equal(out, dst) || r.Tokens != 0 || r.Kept != nil {
 		t.Errorf("on error: %v, %+v", out, r)
+	}
+	if _, _, err := enc.RenderConversationWithinBudget(c, RoleAssistant, Budget{MaxTokens: math.MaxInt, Reserve: -1}, nil); err != nil {
+		t.Errorf("the largest budget: %v", err)
+	}
+	for _, b := range []Budget{{MaxTokens: 10, Reserve: 10}, {MaxTokens: 10, Reserve: math.MaxInt}, {MaxTokens: 1, Reserve: -5}} {
+		if _, _, err := enc.RenderConversationWithinBudget(c, RoleAssistant, b, nil); !errors.As(err, &be) || be.Tokens != minimal {
+			t.Errorf("%+v: %v", b, err)
+		}
 	}
 	want := fmt.Sprintf("harmony: context too long: the prompt needs at least %d tokens, and a context window of %d tokens leaves %d after the 5 reserved for the completion", minimal, minimal+4, minimal-1)
 	if err.Error() != want {
@@ -414,76 +423,96 @@ func naiveFit(t *testing.T, enc *Encoding, c Conversation, b Budget, opts *Rende
 func TestBudgetProperties(t *testing.T) {
 	enc := mustEncoding(t)
 	r := rand.New(rand.NewPCG(1, 2))
-	policies := []*RenderOptions{nil, {Reasoning: ReasoningGuide}, {Reasoning: ReasoningKeepAll}, {KeepAnalysis: true, NormalizeSchemas: true}}
 	n := 3000
 	if testing.Short() {
 		n = 300
 	}
-	for iter := range n {
-		img := ""
-		if r.IntN(3) == 0 {
-			img = "[image: a chart of sales by month, bars in blue]"
-		}
-		c, pairs := randomConversation(r, img)
-		opts := policies[r.IntN(len(policies))]
-		full, err := enc.RenderConversationForCompletion(c, RoleAssistant, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := Budget{MaxTokens: len(full)/4 + r.IntN(len(full)), Reserve: r.IntN(20), ImagePlaceholder: img}
-		if r.IntN(10) == 0 {
-			b.MaxTokens = 0
-		}
-		name := fmt.Sprintf("case %d (%d messages, budget %+v, options %+v)", iter, len(c.Messages), b, opts)
-		out, rep, err := enc.RenderConversationWithinBudget(c, RoleAssistant, b, opts)
+	for range n {
+		checkBudgetCase(t, enc, r.Uint64(), r.IntN(1<<16), r.IntN(40)-2, r.IntN(64))
+	}
+}
 
-		nb := b
-		if b.MaxTokens <= 0 {
-			nb.MaxTokens, nb.Reserve = len(full), 0
+// FuzzBudget checks the properties of TestBudgetProperties on
+// conversations and budgets drawn from the fuzzer's numbers.
+func FuzzBudget(f *testing.F) {
+	f.Add(uint64(1), 500, 10, 0)
+	f.Add(uint64(2), 0, 0, 3)
+	f.Add(uint64(3), 1<<16, -1, 7)
+	enc := mustEncoding(f)
+	f.Fuzz(func(t *testing.T, seed uint64, fraction, reserve, flags int) {
+		checkBudgetCase(t, enc, seed, fraction, reserve, flags)
+	})
+}
+
+// checkBudgetCase fits a random conversation (drawn from seed) into a
+// budget of fraction/65536 of its full length, with the reserve given,
+// under the reasoning policy and the image placeholder flags chooses, and
+// checks the result against naiveFit and the render of the kept
+// conversation: the same tokens, within the budget, no call without its
+// result, no system or developer message dropped.
+func checkBudgetCase(t *testing.T, enc *Encoding, seed uint64, fraction, reserve, flags int) {
+	r := rand.New(rand.NewPCG(seed, 0))
+	policies := []*RenderOptions{nil, {Reasoning: ReasoningGuide}, {Reasoning: ReasoningKeepAll}, {KeepAnalysis: true, NormalizeSchemas: true}}
+	opts := policies[uint(flags)%4]
+	img := ""
+	if flags&4 != 0 {
+		img = "[image: a chart of sales by month, bars in blue]"
+	}
+	c, pairs := randomConversation(r, img)
+	full, err := enc.RenderConversationForCompletion(c, RoleAssistant, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := Budget{MaxTokens: int(int64(len(full)) * int64(uint16(fraction)) >> 14), Reserve: reserve, ImagePlaceholder: img}
+	name := fmt.Sprintf("seed %d (%d messages, budget %+v, options %+v)", seed, len(c.Messages), b, opts)
+	out, rep, err := enc.RenderConversationWithinBudget(c, RoleAssistant, b, opts)
+	nb := b
+	if b.MaxTokens <= 0 {
+		nb.MaxTokens, nb.Reserve = len(full), 0
+	}
+	wantKept, elided, turns, ok := naiveFit(t, enc, c, nb, opts)
+	if !ok {
+		var be *BudgetError
+		if !errors.As(err, &be) || be.Tokens <= b.MaxTokens-max(b.Reserve, 0) {
+			t.Fatalf("%s: got %v, want a *BudgetError", name, err)
 		}
-		wantKept, elided, turns, ok := naiveFit(t, enc, c, nb, opts)
-		if !ok {
-			var be *BudgetError
-			if !errors.As(err, &be) || be.Tokens <= b.MaxTokens-b.Reserve {
-				t.Fatalf("%s: got %v, want a *BudgetError", name, err)
+		return
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if !slices.Equal(rep.Kept, wantKept) || !slices.Equal(rep.Elided, elided) || rep.DroppedTurns != turns {
+		t.Fatalf("%s:\nkept %v elided %v turns %d\nwant %v %v %d", name, rep.Kept, rep.Elided, rep.DroppedTurns, wantKept, elided, turns)
+	}
+	if b.MaxTokens > 0 && len(out) > b.MaxTokens-max(b.Reserve, 0) || rep.Tokens != len(out) {
+		t.Fatalf("%s: %d tokens (report %d)", name, len(out), rep.Tokens)
+	}
+	if rep.FullTokens != 0 && rep.FullTokens != len(full) || rep.FullTokens == 0 && rep.DroppedTurns == 0 {
+		t.Fatalf("%s: FullTokens %d, full %d", name, rep.FullTokens, len(full))
+	}
+	keepAll := &RenderOptions{Reasoning: ReasoningKeepAll, NormalizeSchemas: opts != nil && opts.NormalizeSchemas}
+	want, err := enc.RenderConversationForCompletion(rep.Conversation(c, &b), RoleAssistant, keepAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(out, want) {
+		t.Fatalf("%s: output differs from the render of the kept conversation", name)
+	}
+	if len(rep.Elided) == 0 && rep.DroppedTurns == 0 && !slices.Equal(out, full) {
+		t.Fatalf("%s: nothing cut, but the output is not the full render", name)
+	}
+	for call, result := range pairs {
+		if slices.Contains(rep.Kept, call) != slices.Contains(rep.Kept, result) {
+			// The reasoning policy may drop a call to a built-in tool
+			// (on the analysis channel) and not its result.
+			if slices.Contains(rep.Kept, call) || c.Messages[call].Channel != ChannelAnalysis {
+				t.Fatalf("%s: call %d and result %d split", name, call, result)
 			}
-			continue
 		}
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if !slices.Equal(rep.Kept, wantKept) || !slices.Equal(rep.Elided, elided) || rep.DroppedTurns != turns {
-			t.Fatalf("%s:\nkept %v elided %v turns %d\nwant %v %v %d", name, rep.Kept, rep.Elided, rep.DroppedTurns, wantKept, elided, turns)
-		}
-		if b.MaxTokens > 0 && len(out) > b.MaxTokens-b.Reserve || rep.Tokens != len(out) {
-			t.Fatalf("%s: %d tokens (report %d)", name, len(out), rep.Tokens)
-		}
-		if rep.FullTokens != 0 && rep.FullTokens != len(full) || rep.FullTokens == 0 && rep.DroppedTurns == 0 {
-			t.Fatalf("%s: FullTokens %d, full %d", name, rep.FullTokens, len(full))
-		}
-		keepAll := &RenderOptions{Reasoning: ReasoningKeepAll, NormalizeSchemas: opts != nil && opts.NormalizeSchemas}
-		want, err := enc.RenderConversationForCompletion(rep.Conversation(c, &b), RoleAssistant, keepAll)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(out, want) {
-			t.Fatalf("%s: output differs from the render of the kept conversation", name)
-		}
-		if len(rep.Elided) == 0 && rep.DroppedTurns == 0 && !slices.Equal(out, full) {
-			t.Fatalf("%s: nothing cut, but the output is not the full render", name)
-		}
-		for call, result := range pairs {
-			if slices.Contains(rep.Kept, call) != slices.Contains(rep.Kept, result) {
-				policyDropped := !slices.Contains(wantKept, call) && c.Messages[call].Channel == ChannelAnalysis
-				if !policyDropped {
-					t.Fatalf("%s: call %d and result %d split", name, call, result)
-				}
-			}
-		}
-		for i, m := range c.Messages {
-			if (m.Role == RoleSystem || m.Role == RoleDeveloper) && !slices.Contains(rep.Kept, i) {
-				t.Fatalf("%s: message %d (%s) dropped", name, i, m.Role)
-			}
+	}
+	for i, m := range c.Messages {
+		if (m.Role == RoleSystem || m.Role == RoleDeveloper) && !slices.Contains(rep.Kept, i) {
+			t.Fatalf("%s: message %d (%s) dropped", name, i, m.Role)
 		}
 	}
 }
