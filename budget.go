@@ -197,9 +197,10 @@ func (e *Encoding) RenderConversationWithinBudget(c Conversation, next Role, b B
 //     turns kept is then elided as in step 1.
 //  3. Otherwise it fails with a [*BudgetError] wrapping [ErrContextTooLong].
 //
-// What was kept renders, with [Encoding.RenderConversationForCompletion],
-// to the same tokens (see [BudgetReport.Conversation]). A b.MaxTokens of 0
-// or less renders all of c. Messages of dropped turns are checked as the
+// What was kept renders, with [Encoding.RenderConversationForCompletion] and
+// [ReasoningKeepAll] (the policy was applied already), to the same tokens:
+// see [BudgetReport.Conversation]. A b.MaxTokens of 0 or less renders all of
+// c. Messages of dropped turns are checked as the
 // renderer checks them, but not encoded. The tokens of long texts are
 // cached on e (see [Encoding]), as a conversation comes back whole with
 // each new turn. On error it returns dst unchanged, the zero report and a
