@@ -158,7 +158,7 @@ const HarmonyGptOss EncodingName = "HarmonyGptOss"
 // Encoding renders and parses harmony messages with the o200k_harmony
 // tokenizer. It is immutable and safe for concurrent use; build it once with
 // [LoadEncoding] and share it. It owns bounded caches of what servers render
-// on every request (at most 32 MiB in all), which never change a result.
+// on every request (at most 48 MiB in all), which never change a result.
 type Encoding struct {
 	name    EncodingName
 	encoder *o200k.Engine // ordinary text, and the bytes of each rank
@@ -169,12 +169,15 @@ type Encoding struct {
 	whole     []uint64
 
 	// Caches of what a server renders again on every request: the tokens of
-	// long system and developer texts, the TypeScript of tool schemas, and
-	// normalized schemas. Each is deterministic, so caching cannot change
-	// output, and each is bounded by the memory it holds (16, 8 and 8 MiB).
+	// long system and developer texts, the TypeScript of tool schemas,
+	// normalized schemas, and the tokens of the long texts of the messages
+	// that budgeted renders keep (a conversation comes back whole with each
+	// new turn). Each is deterministic, so caching cannot change output,
+	// and each is bounded by the memory it holds (16, 8, 8 and 16 MiB).
 	texts       *cache.Cache[[]Token]
 	typeScripts *cache.Cache[string]
 	normalized  *cache.Cache[normalized]
+	history     *cache.Cache[[]Token]
 
 	// Buffers for the text of system and developer messages, which is built
 	// on every render to be looked up in texts.
@@ -186,12 +189,13 @@ type Encoding struct {
 const minCachedText = 128
 
 // The budgets of an Encoding's caches, in bytes held (see internal/cache):
-// tokens of system and developer texts, TypeScript of tool schemas, and
-// normalized schemas.
+// tokens of system and developer texts, TypeScript of tool schemas,
+// normalized schemas, and tokens of the texts of budgeted conversations.
 const (
 	textCacheBytes       = 16 << 20
 	typeScriptCacheBytes = 8 << 20
 	normalizeCacheBytes  = 8 << 20
+	historyCacheBytes    = 16 << 20
 )
 
 var (
@@ -228,6 +232,7 @@ func newEncoding(eng *o200k.Engine) *Encoding {
 		texts:       cache.New[[]Token](textCacheBytes),
 		typeScripts: cache.New[string](typeScriptCacheBytes),
 		normalized:  cache.New[normalized](normalizeCacheBytes),
+		history:     cache.New[[]Token](historyCacheBytes),
 	}
 }
 

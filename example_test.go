@@ -136,3 +136,36 @@ func ExampleEncoding_RenderConversationForTraining() {
 	// Output:
 	// <|start|>user<|message|>2+2?<|end|><|start|>assistant<|channel|>analysis<|message|>Trivial.<|end|><|start|>assistant<|channel|>final<|message|>4<|return|>
 }
+
+func ExampleEncoding_RenderConversationWithinBudget() {
+	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
+	if err != nil {
+		log.Fatal(err)
+	}
+	search := `{"results":["Paris is the capital and largest city of France.","Paris has been a major centre of finance, diplomacy, commerce and science since the 17th century."]}`
+	conv := harmony.NewConversation(
+		harmony.NewTextMessage(harmony.RoleUser, "What is the capital of France?"),
+		harmony.NewTextMessage(harmony.RoleAssistant, `{"q":"capital of France"}`).
+			WithChannel(harmony.ChannelCommentary).WithRecipient("functions.search").WithContentType("<|constrain|>json"),
+		harmony.NewToolMessage("functions.search", search).WithRecipient("assistant").WithChannel(harmony.ChannelCommentary),
+		harmony.NewTextMessage(harmony.RoleAssistant, "Paris.").WithChannel(harmony.ChannelFinal),
+		harmony.NewTextMessage(harmony.RoleUser, "And of Spain?"),
+	)
+	// A window of 100 tokens, 20 of them kept for the answer.
+	budget := harmony.Budget{MaxTokens: 100, Reserve: 20}
+	tokens, report, err := enc.RenderConversationWithinBudget(conv, harmony.RoleAssistant, budget, nil)
+	if err != nil {
+		log.Fatal(err) // a *harmony.BudgetError when even the last turn does not fit
+	}
+	text, _ := enc.DecodeUTF8(tokens)
+	fmt.Println(text)
+	fmt.Printf("%d tokens (%d in full), elided %v, %d turns dropped\n", report.Tokens, report.FullTokens, report.Elided, report.DroppedTurns)
+
+	budget.MaxTokens = 50
+	_, report, _ = enc.RenderConversationWithinBudget(conv, harmony.RoleAssistant, budget, nil)
+	fmt.Printf("kept %v, %d turns dropped\n", report.Kept, report.DroppedTurns)
+	// Output:
+	// <|start|>user<|message|>What is the capital of France?<|end|><|start|>assistant to=functions.search<|channel|>commentary <|constrain|>json<|message|>{"q":"capital of France"}<|call|><|start|>functions.search to=assistant<|channel|>commentary<|message|>[tool output elided]<|end|><|start|>assistant<|channel|>final<|message|>Paris.<|end|><|start|>user<|message|>And of Spain?<|end|><|start|>assistant
+	// 67 tokens (97 in full), elided [2], 0 turns dropped
+	// kept [4], 1 turns dropped
+}

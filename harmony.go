@@ -31,6 +31,18 @@
 // carry structured [SystemContent] and [DeveloperContent], whose tools are
 // described to the model as TypeScript generated from their JSON Schemas.
 //
+// [Encoding.RenderConversationWithinBudget] renders for completion within a
+// [Budget]: a context window less the tokens reserved for the completion. It
+// cuts only as far as needed, in a fixed order: old tool output becomes
+// [ElidedToolOutput] (and old images [ElidedImage], given their placeholder
+// text), oldest first; then old turns are dropped whole, oldest first, so
+// that a tool call never loses its result; the system and developer
+// messages and the last user turn always stay. When even they do not fit,
+// it fails with a [*BudgetError] wrapping [ErrContextTooLong]. Its
+// [BudgetReport] says what was kept and elided, which renders to the same
+// tokens. Turns it drops are never encoded, so its cost follows the window,
+// not the length of the history.
+//
 // Text from users, tools and the model is always encoded as ordinary text: a
 // message that contains the characters "<|start|>" gets the ordinary tokens of
 // those characters, never the special token. Only the renderer's own structure

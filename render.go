@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // RenderOptions control how a conversation is rendered. The zero value (and a
@@ -280,6 +281,18 @@ func checkHeader(m *Message) error {
 // wrapping [ErrInvalidHeader]; servers can check tool-call names with it
 // before they reach the renderer.
 func CheckHeaderField(s string) error {
+	// Most fields are short ASCII words: a byte above space, not '<' and
+	// below 0x80 can start neither white space nor "<|".
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		plain = s[i] > ' ' && s[i] != '<' && s[i] < utf8.RuneSelf
+	}
+	if plain {
+		if strings.HasPrefix(s, "to=") {
+			return errors.New(`starts with "to="`)
+		}
+		return nil
+	}
 	for i, r := range s {
 		if unicode.IsSpace(r) {
 			return fmt.Errorf("has white space at byte %d", i)
@@ -298,6 +311,7 @@ func CheckHeaderField(s string) error {
 type renderFlags struct {
 	functionTools bool // a developer message declares function tools
 	normalize     bool // RenderOptions.NormalizeSchemas
+	history       bool // cache the tokens of long texts (budget.go)
 }
 
 // appendMessage renders m. Each piece of header text is encoded on its own, as
@@ -362,6 +376,9 @@ func (e *Encoding) appendMessage(dst []Token, m *Message, flags renderFlags) ([]
 func (e *Encoding) appendContent(dst []Token, role Role, c Content, flags renderFlags) ([]Token, error) {
 	switch v := contentValue(c).(type) {
 	case TextContent:
+		if flags.history && len(v.Text) >= minCachedText {
+			return e.appendHistoryText(dst, v.Text), nil
+		}
 		return e.appendOrdinary(dst, v.Text), nil
 	case SystemContent:
 		if role != RoleSystem {

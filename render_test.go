@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -85,6 +86,30 @@ func TestRenderErrors(t *testing.T) {
 	}
 	if _, err := enc.RenderConversationForCompletion(Conversation{}, "robot", nil); !errors.Is(err, ErrUnknownRole) {
 		t.Errorf("bad next role: %v", err)
+	}
+}
+
+func TestCheckHeaderField(t *testing.T) {
+	for _, tt := range []struct{ s, err string }{
+		{"", ""},
+		{"functions.get_weather", ""},
+		{"json", ""},
+		{"é", ""},
+		{"<x", ""},
+		{"to", ""},
+		{"\x7f", ""},
+		{"a b", "has white space at byte 1"},
+		{"a\tb", "has white space at byte 1"},
+		{"ab\u00a0", "has white space at byte 2"},
+		{"\u2003", "has white space at byte 0"},
+		{"x<|y", `contains "<|"`},
+		{"to=x", `starts with "to="`},
+		{"to=é", `starts with "to="`},
+	} {
+		err := CheckHeaderField(tt.s)
+		if got := fmt.Sprint(err); tt.err == "" && err != nil || tt.err != "" && got != tt.err {
+			t.Errorf("CheckHeaderField(%q) = %v, want %q", tt.s, err, tt.err)
+		}
 	}
 }
 

@@ -72,6 +72,26 @@
 // stream_options needs stream ([ErrInvalidRequest]). [NewErrorResponse]
 // gives the wire form of any error.
 //
+// # Context window
+//
+// [ChatCompletionRequest.RenderPrompt] and [ResponsesRequest.RenderPrompt]
+// render a request's conversation within RequestOptions.ContextWindow (0,
+// the default, is no limit), keeping room for the completion: the request's
+// max_tokens, max_completion_tokens or max_output_tokens, else
+// RequestOptions.CompletionReserve, else [DefaultCompletionReserve]. A
+// prompt too long is refused with a 400 in OpenAI's words (a
+// [*RequestError] wrapping [ErrContextLengthExceeded], code
+// "context_length_exceeded", param "messages" or "input"), unless truncation
+// is "auto": then harmony's Encoding.RenderConversationWithinBudget elides
+// old tool output (and old images, by RequestOptions.ImagePlaceholder), then
+// drops old turns whole, and refuses only when the system and developer
+// messages and the last user turn alone do not fit. A Responses request
+// chooses with its truncation ("disabled", the API's default, or "auto");
+// Chat Completions has no such parameter, and RequestOptions.Truncation
+// chooses for it (and for Responses requests that do not say): by default
+// "disabled", as OpenAI's API answers, so that nothing is cut without the
+// server asking.
+//
 // # Responses
 //
 // The model's messages are sorted by their header: a message to a tool is a

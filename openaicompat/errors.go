@@ -62,6 +62,14 @@ var (
 	// with that id. Its code is "invalid_item_reference".
 	ErrItemReference = errors.New("item reference cannot be resolved")
 
+	// ErrContextLengthExceeded: the prompt does not fit
+	// RequestOptions.ContextWindow with room left for the completion (with
+	// truncation "auto", not even with its older turns dropped). Its code
+	// is "context_length_exceeded" and its param "messages" or "input", as
+	// OpenAI answers; the error wraps a *harmony.BudgetError with the
+	// counts. See [ChatCompletionRequest.RenderPrompt].
+	ErrContextLengthExceeded = errors.New("context length exceeded")
+
 	// ErrUnexpectedMessage: the model's output holds a message from a role
 	// other than the assistant (strict mode only).
 	ErrUnexpectedMessage = errors.New("message not written by the assistant")
@@ -87,6 +95,7 @@ var codes = map[error]string{
 	ErrMissingToolResult:         "missing_tool_result",
 	ErrItemReference:             "invalid_item_reference",
 	ErrSealedReasoning:           "invalid_encrypted_content",
+	ErrContextLengthExceeded:     "context_length_exceeded",
 }
 
 // RequestError reports a request that cannot be turned into a conversation.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 	"strconv"
+	"strings"
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/openaicompat"
@@ -49,6 +50,48 @@ func ExampleChatCompletionRequest_Conversation() {
 	// # Valid channels: analysis, commentary, final. Channel must be included for every message.<|end|><|start|>developer<|message|># Instructions
 	//
 	// Answer briefly.<|end|><|start|>user<|message|>What is 2 + 2?<|end|><|start|>assistant<|channel|>final<|message|>4<|end|><|start|>user<|message|>And 3 + 5?<|end|><|start|>assistant
+}
+
+func ExampleChatCompletionRequest_RenderPrompt() {
+	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var req openaicompat.ChatCompletionRequest
+	err = json.Unmarshal([]byte(`{
+		"model": "gpt-oss-120b",
+		"max_tokens": 50,
+		"messages": [
+			{"role": "user", "content": "What is the capital of France?"},
+			{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "search", "arguments": "{\"q\":\"capital of France\"}"}}]},
+			{"role": "tool", "tool_call_id": "c1", "content": "Paris is the capital and largest city of France. It has been a major centre of finance, diplomacy, commerce and science since the 17th century."},
+			{"role": "assistant", "content": "Paris."},
+			{"role": "user", "content": "And of Spain?"}
+		]
+	}`), &req)
+	if err != nil {
+		log.Fatal(err)
+	}
+	opts := &openaicompat.RequestOptions{ContextWindow: 170} // gpt-oss: 131072
+	conv, err := req.Conversation(opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = req.RenderPrompt(enc, conv, opts)
+	status, body := openaicompat.HTTPError(err)
+	b, _ := json.Marshal(body)
+	fmt.Println(status, string(b))
+
+	opts.Truncation = openaicompat.TruncationAuto // the server's choice
+	prompt, err := req.RenderPrompt(enc, conv, opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	text, _ := enc.DecodeUTF8(prompt)
+	fmt.Println(len(prompt), strings.Contains(text, "<|message|>[tool output elided]<|end|>"))
+	// Output:
+	// 400 {"error":{"message":"messages: context length exceeded: this model's maximum context length is 170 tokens, but 192 were requested (142 in the messages, 50 for the completion): shorten the messages or the completion's max tokens","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}
+	// 117 true
 }
 
 func ExampleChatStreamConverter() {

@@ -62,6 +62,22 @@ type RequestOptions struct {
 	// model reads its own calls as it wrote them and the prompt extends the
 	// previous one token for token.
 	ReferenceHeaders bool
+	// ContextWindow is the model's context window in tokens (131,072 for
+	// gpt-oss), which holds the prompt and the completion; 0 means no
+	// limit. The requests' RenderPrompt methods keep their prompts within
+	// it, leaving room for the completion: the request's max tokens, else
+	// CompletionReserve.
+	ContextWindow int
+	// CompletionReserve is the room kept for the completion when the
+	// request sets no max tokens; 0 means [DefaultCompletionReserve].
+	CompletionReserve int
+	// Truncation is what RenderPrompt does with a prompt too long for
+	// ContextWindow when the request does not say (Chat Completions has no
+	// such parameter; a Responses request may set truncation):
+	// [TruncationDisabled] (or "", the default) fails with a 400
+	// context_length_exceeded, as OpenAI's APIs do, and [TruncationAuto]
+	// elides old tool output and images and drops old turns to fit.
+	Truncation string
 	// Items resolves the Responses API's item references
 	// ({"type":"item_reference","id":…}, or an item with only an id),
 	// which clients send for the output items of earlier responses when

@@ -89,12 +89,16 @@ func (r *ResponsesRequest) settings() (settings, error) {
 
 // Validate checks the request's parameters that are not part of the
 // conversation: previous_response_id is refused ([ErrUnsupportedParameter]),
-// and max_output_tokens must be at least 1 ([ErrInvalidRequest]). Errors are
-// [*RequestError]s. [ResponsesRequest.Conversation] calls it.
+// max_output_tokens must be at least 1 and truncation "auto" or "disabled"
+// when set ([ErrInvalidRequest]). Errors are [*RequestError]s.
+// [ResponsesRequest.Conversation] calls it.
 func (r *ResponsesRequest) Validate() error {
 	if r.PreviousResponseID != "" {
 		return reqErr(-1, "previous_response_id", ErrUnsupportedParameter,
 			"responses are not stored: send the whole conversation as input")
+	}
+	if t := r.Truncation; t != "" && t != TruncationAuto && t != TruncationDisabled {
+		return reqErr(-1, "truncation", ErrInvalidRequest, "truncation %q is not %q or %q", t, TruncationAuto, TruncationDisabled)
 	}
 	return checkLimit("max_output_tokens", r.MaxOutputTokens)
 }

@@ -29,6 +29,13 @@ type ResponsesRequest struct {
 	// [ReasoningSealer]), which needs RequestOptions.Sealer.
 	Include []string `json:"include,omitempty"`
 
+	// Truncation is what to do with a conversation longer than the
+	// server's context window (RequestOptions.ContextWindow): "auto"
+	// elides old tool output and drops old turns to fit, "disabled" (the
+	// API's default) fails with a 400 context_length_exceeded. Empty
+	// means RequestOptions.Truncation; any other value is an error.
+	Truncation string `json:"truncation,omitempty"`
+
 	// PreviousResponseID needs responses stored on the server; a request
 	// that sets it is refused with [ErrUnsupportedParameter].
 	PreviousResponseID string `json:"previous_response_id,omitempty"`
