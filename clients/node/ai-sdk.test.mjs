@@ -334,3 +334,25 @@ for (const mode of ['generate', 'stream']) {
     requests(s, 2);
   });
 }
+
+// forceReasoning: the provider treats the model as a reasoning model — the
+// system prompt goes as a developer message, reasoningEffort as
+// reasoning.effort, and with store: false it asks for encrypted reasoning
+// by itself.
+for (const [variant, extra] of [['', {}], [', store: false', { store: false }]]) {
+  check(`ai-sdk openai.responses · Responses · generateText · tool loop (forceReasoning, reasoningEffort low${variant})`, async (t) => {
+    const s = await startServer(t, [CALL, AFTER_TOOL]);
+    const calls = [];
+    const r = await run('generate', {
+      model: openaiResponses(s), system: 'Answer briefly.', prompt: WEATHER_QUESTION, tools: weatherTools(calls), stopWhen: isStepCount(5),
+      providerOptions: { openai: { forceReasoning: true, reasoningEffort: 'low', ...extra } },
+    });
+    eq(calls, [CALL_ARGS], 'the inputs get_weather was executed with');
+    eq(r.text, FINAL_ANSWER, 'text');
+    const p = s.prompts()[0]?.text ?? '';
+    includes(p, 'Reasoning: low', 'prompt 0 (the system message\'s reasoning effort)');
+    includes(p, 'Answer briefly.', 'prompt 0 (the developer message\'s instructions)');
+    checkToolLoopPrompt(s, 1);
+    requests(s, 2);
+  });
+}

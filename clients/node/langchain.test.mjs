@@ -18,6 +18,7 @@ import {
   check, startServer, serverHas, apiKey, eq, ok, usageOf, requests, checkToolLoopPrompt,
   PLAIN, REASONING, ANSWER, CALL, CALL_REASONING, CALL_ARGS, TOOL_RESULT, AFTER_TOOL, FINAL_REASONING, FINAL_ANSWER,
   QUESTION, WEATHER_QUESTION, WEATHER_PARAMS,
+  STRUCTURED, ANSWER_SCHEMA, JSON_ANSWER, checkResponseFormatPrompt,
 } from './harness.mjs';
 
 const model = 'gpt-oss-120b';
@@ -150,3 +151,13 @@ for (const mode of ['invoke', 'stream']) {
 }
 
 
+
+// withStructuredOutput with its default method, a json_schema response
+// format on Chat Completions.
+check('langchain ChatOpenAI · Chat Completions · invoke · withStructuredOutput', async (t) => {
+  const s = await server(t, [STRUCTURED]);
+  const out = await chat(s).withStructuredOutput(ANSWER_SCHEMA, { name: 'answer' }).invoke([new HumanMessage(QUESTION)]);
+  eq(out, JSON_ANSWER, 'the structured output');
+  checkResponseFormatPrompt(s, 0);
+  requests(s, 1);
+});

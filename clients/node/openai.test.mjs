@@ -9,6 +9,7 @@ import {
   check, startServer, apiKey, includes, eq, ok, usageOf, requests, checkToolLoopPrompt,
   PLAIN, REASONING, ANSWER, CALL, CALL_REASONING, CALL_ARGS, TOOL_RESULT, AFTER_TOOL, FINAL_REASONING, FINAL_ANSWER,
   QUESTION, WEATHER_QUESTION, WEATHER_PARAMS,
+  STRUCTURED, ANSWER_SCHEMA, JSON_ANSWER, checkResponseFormatPrompt,
   PARTIAL, truncatedTokens, SECOND_CALL, SECOND_CALL_REASONING, TOKYO_ARGS, AFTER_BOTH, BOTH_ANSWER, TWO_CITIES_QUESTION, checkTwoCallPrompt,
 } from './harness.mjs';
 
@@ -473,4 +474,27 @@ check('openai · Responses · plain · tool loop (previous_response_id)', async 
   checkResponseOutput(r2, { reasoning: FINAL_REASONING, text: FINAL_ANSWER }, 'second response');
   checkToolLoopPrompt(s, 1);
   requests(s, 2);
+});
+
+// Structured output with the SDK's parse helpers: the schema reaches the
+// prompt as a response format, and the answer comes back parsed.
+check('openai · Chat Completions · plain · parse (json_schema)', async (t) => {
+  const s = await startServer(t, [STRUCTURED]);
+  const r = await client(s).chat.completions.parse({
+    model, messages: [{ role: 'user', content: QUESTION }],
+    response_format: { type: 'json_schema', json_schema: { name: 'answer', strict: true, schema: ANSWER_SCHEMA } },
+  });
+  eq(r.choices[0].message.parsed, JSON_ANSWER, 'message.parsed');
+  checkResponseFormatPrompt(s, 0);
+  requests(s, 1);
+});
+
+check('openai · Responses · plain · parse (text.format json_schema)', async (t) => {
+  const s = await startServer(t, [STRUCTURED]);
+  const r = await client(s).responses.parse({
+    model, input: QUESTION, text: { format: { type: 'json_schema', name: 'answer', strict: true, schema: ANSWER_SCHEMA } },
+  });
+  eq(r.output_parsed, JSON_ANSWER, 'output_parsed');
+  checkResponseFormatPrompt(s, 0);
+  requests(s, 1);
 });
