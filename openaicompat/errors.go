@@ -35,7 +35,7 @@ var (
 	// harmony's error for a content value it has no rendering for.)
 	ErrUnsupportedRequestContent = errors.New("unsupported content")
 	// ErrUnsupportedParameter: a request parameter this package cannot honour,
-	// such as previous_response_id, which needs server-side storage.
+	// such as previous_response_id without a RequestOptions.Responses store.
 	ErrUnsupportedParameter = errors.New("unsupported parameter")
 	// ErrInvalidName: a message's name does not match ^[a-zA-Z0-9_-]+$, or a
 	// tool message's name is not the name of the function it answers.

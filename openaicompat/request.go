@@ -84,6 +84,21 @@ type RequestOptions struct {
 	// store is true, the API's default. nil refuses them with an error
 	// that says to send the items themselves (store:false).
 	Items ItemStore
+	// Responses gives the conversation of an earlier response for a
+	// Responses request's previous_response_id; nil refuses such a request
+	// with [ErrUnsupportedParameter] (send the whole conversation instead).
+	Responses ResponseStore
+}
+
+// ResponseStore gives the items of stored responses, for the Responses
+// API's previous_response_id.
+type ResponseStore interface {
+	// ResponseItems returns the items of the conversation that the
+	// response with the given id ended: the items before its request's
+	// input (from its own previous response), its input, and its output;
+	// and whether there is such a response. The caller does not change
+	// the slice.
+	ResponseItems(id string) ([]Item, bool)
 }
 
 // ItemStore gives the output items of earlier responses by id, for the
@@ -104,6 +119,7 @@ type builder struct {
 	pending      []*toolCall // calls made since the last user message, in order
 	ncalls       int         // calls made so far: the next call's seq
 	resultSeq    map[int]int // index in msgs of each tool result: its call's seq
+	prev         int         // items from a previous response, before the request's own
 }
 
 type toolCall struct {
@@ -124,6 +140,10 @@ func newBuilder(opts *RequestOptions, list string) *builder {
 }
 
 func (b *builder) param(i int, field string) string {
+	if i < b.prev {
+		return "previous_response_id"
+	}
+	i -= b.prev
 	if field == "" {
 		return fmt.Sprintf("%s[%d]", b.list, i)
 	}

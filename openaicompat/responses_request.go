@@ -34,16 +34,42 @@ func (r *ResponsesRequest) Conversation(opts *RequestOptions) (harmony.Conversat
 		if r.Input.Text == "" {
 			return harmony.Conversation{}, reqErr(-1, "input", ErrInvalidRequest, "input is required")
 		}
-		return b.build(set, 1, func(int) error { return b.user(0, "", r.Input.Text) })
+		items = []Item{{Type: "message", Role: "user", Content: &ItemContent{Text: r.Input.Text}}}
 	}
 	if len(items) == 0 {
 		return harmony.Conversation{}, reqErr(-1, "input", ErrInvalidRequest, "at least one input item is required")
+	}
+	if items, err = b.previous(r.PreviousResponseID, items); err != nil {
+		return harmony.Conversation{}, err
 	}
 	if items, err = b.resolve(items); err != nil {
 		return harmony.Conversation{}, err
 	}
 	preamble := preambles(items)
-	return b.build(set, len(items), func(i int) error { return b.item(i, &items[i], preamble[i]) })
+	conv, err := b.build(set, len(items), func(i int) error { return b.item(i, &items[i], preamble[i]) })
+	if re, ok := err.(*RequestError); ok && re.MessageIndex >= 0 {
+		re.MessageIndex = max(re.MessageIndex-b.prev, -1) // an index into the request's input
+	}
+	return conv, err
+}
+
+// previous returns the items of the stored response id names, then items:
+// the conversation a request with previous_response_id continues. The
+// builder's params then name the stored items "previous_response_id".
+func (b *builder) previous(id string, items []Item) ([]Item, error) {
+	if id == "" {
+		return items, nil
+	}
+	if b.opts.Responses == nil {
+		return nil, reqErr(-1, "previous_response_id", ErrUnsupportedParameter,
+			"this server does not store responses: send the whole conversation as input")
+	}
+	stored, ok := b.opts.Responses.ResponseItems(id)
+	if !ok {
+		return nil, reqErr(-1, "previous_response_id", ErrInvalidRequest, "no stored response has the id %q", id)
+	}
+	b.prev = len(stored)
+	return append(stored[:len(stored):len(stored)], items...), nil
 }
 
 // toolDefs returns the request's tools and tool_choice in the form both
@@ -88,15 +114,12 @@ func (r *ResponsesRequest) settings() (settings, error) {
 }
 
 // Validate checks the request's parameters that are not part of the
-// conversation: previous_response_id is refused ([ErrUnsupportedParameter]),
-// max_output_tokens must be at least 1 and truncation "auto" or "disabled"
-// when set ([ErrInvalidRequest]). Errors are [*RequestError]s.
-// [ResponsesRequest.Conversation] calls it.
+// conversation: max_output_tokens must be at least 1 and truncation "auto"
+// or "disabled" when set ([ErrInvalidRequest]). Errors are
+// [*RequestError]s. [ResponsesRequest.Conversation] calls it.
+// (previous_response_id needs RequestOptions.Responses; Conversation
+// refuses it without.)
 func (r *ResponsesRequest) Validate() error {
-	if r.PreviousResponseID != "" {
-		return reqErr(-1, "previous_response_id", ErrUnsupportedParameter,
-			"responses are not stored: send the whole conversation as input")
-	}
 	if t := r.Truncation; t != "" && t != TruncationAuto && t != TruncationDisabled {
 		return reqErr(-1, "truncation", ErrInvalidRequest, "truncation %q is not %q or %q", t, TruncationAuto, TruncationDisabled)
 	}

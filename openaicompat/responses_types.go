@@ -36,8 +36,9 @@ type ResponsesRequest struct {
 	// means RequestOptions.Truncation; any other value is an error.
 	Truncation string `json:"truncation,omitempty"`
 
-	// PreviousResponseID needs responses stored on the server; a request
-	// that sets it is refused with [ErrUnsupportedParameter].
+	// PreviousResponseID continues the conversation of a stored response
+	// (RequestOptions.Responses); without a store it is refused with
+	// [ErrUnsupportedParameter].
 	PreviousResponseID string `json:"previous_response_id,omitempty"`
 
 	// Passed through for the server.

@@ -221,3 +221,69 @@ func TestItemReference(t *testing.T) {
 		}
 	}
 }
+
+// respStore is a ResponseStore over a map.
+type respStore map[string][]Item
+
+func (m respStore) ResponseItems(id string) ([]Item, bool) { it, ok := m[id]; return it, ok }
+
+// TestPreviousResponse continues a stored response's conversation with
+// previous_response_id, as the openai SDKs' tool loops do: the stored
+// items, then the request's own input. Errors in the request's input are
+// at their own indices; an unknown id, or no store, is a 400.
+func TestPreviousResponse(t *testing.T) {
+	enc := mustEncoding(t)
+	store := respStore{"resp_1": {
+		{Type: "message", Role: "user", Content: &ItemContent{Text: "Weather in Oslo?"}},
+		{Type: "reasoning", ID: "rs_1", Content: &ItemContent{Parts: []ItemPart{{Type: "reasoning_text", Text: "Call it."}}}},
+		{Type: "function_call", ID: "fc_1", CallID: "call_1", Name: "w", Arguments: `{"city":"Oslo"}`},
+	}}
+	convert := func(body string, opts *RequestOptions) (string, error) {
+		var r ResponsesRequest
+		if err := DecodeRequest([]byte(body), &r); err != nil {
+			t.Fatal(err)
+		}
+		conv, err := r.Conversation(opts)
+		if err != nil {
+			return "", err
+		}
+		p, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return enc.DecodeUTF8(p)
+	}
+	const tools = `"tools":[{"type":"function","name":"w"}]`
+	prompt, err := convert(`{`+tools+`,"previous_response_id":"resp_1","input":[{"type":"function_call_output","call_id":"call_1","output":"21 C"}]}`, &RequestOptions{Responses: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `<|start|>user<|message|>Weather in Oslo?<|end|><|start|>assistant<|channel|>analysis<|message|>Call it.<|end|>` +
+		`<|start|>assistant<|channel|>commentary to=functions.w <|constrain|>json<|message|>{"city":"Oslo"}<|call|>` +
+		`<|start|>functions.w to=assistant<|channel|>commentary<|message|>21 C<|end|><|start|>assistant`
+	if !strings.HasSuffix(prompt, want) {
+		t.Errorf("prompt\n%s\nwant suffix\n%s", prompt, want)
+	}
+	for _, tc := range []struct {
+		body  string
+		opts  *RequestOptions
+		index int
+		param string
+		code  string
+	}{
+		{`{` + tools + `,"previous_response_id":"resp_1","input":"Go on"}`, nil, -1, "previous_response_id", "unsupported_parameter"},
+		{`{` + tools + `,"previous_response_id":"resp_9","input":"Go on"}`, &RequestOptions{Responses: store}, -1, "previous_response_id", "invalid_request"},
+		// The call is answered twice: the second result is input[1].
+		{`{` + tools + `,"previous_response_id":"resp_1","input":[{"type":"function_call_output","call_id":"call_1","output":"a"},{"type":"function_call_output","call_id":"call_1","output":"b"}]}`,
+			&RequestOptions{Responses: store}, 1, "input[1].call_id", "tool_call_already_answered"},
+		// A user turn before the stored call is answered: the error names
+		// where, not the stored items.
+		{`{` + tools + `,"previous_response_id":"resp_1","input":"Never mind"}`, &RequestOptions{Responses: store}, 0, "input[0]", "missing_tool_result"},
+	} {
+		_, err := convert(tc.body, tc.opts)
+		var re *RequestError
+		if !errors.As(err, &re) || re.MessageIndex != tc.index || re.Param != tc.param || re.Code != tc.code {
+			t.Errorf("%s: %v (%+v), want index %d param %s code %s", tc.body, err, re, tc.index, tc.param, tc.code)
+		}
+	}
+}

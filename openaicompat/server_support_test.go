@@ -34,7 +34,6 @@ func TestValidate(t *testing.T) {
 		{"max_output_tokens 0", false, `{"max_output_tokens": 0, "input": "Hi"}`, "max_output_tokens", "invalid_request", ErrInvalidRequest, "max_output_tokens is 0: it must be at least 1"},
 		{"max_output_tokens -5", false, `{"max_output_tokens": -5, "input": "Hi"}`, "max_output_tokens", "invalid_request", ErrInvalidRequest, "max_output_tokens is -5"},
 		{"max_output_tokens 16", false, `{"max_output_tokens": 16, "input": "Hi"}`, "", "", nil, ""},
-		{"previous_response_id", false, `{"previous_response_id": "resp_1", "input": "Hi"}`, "previous_response_id", "unsupported_parameter", ErrUnsupportedParameter, "not stored"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

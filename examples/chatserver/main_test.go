@@ -711,7 +711,7 @@ func TestInvalidRequest(t *testing.T) {
 			400, "messages", "missing_tool_result", "c1"},
 		{"no messages", chatPath, "", `{"messages": []}`, 400, "messages", "invalid_request", "at least one message"},
 		{"unknown role", chatPath, "", `{"messages": [{"role": "function", "content": "x"}]}`, 400, "messages[0].role", "unknown_role", `"function"`},
-		{"previous_response_id", responsesPath, "", `{"input": "Hi", "previous_response_id": "resp_1"}`, 400, "previous_response_id", "unsupported_parameter", "not stored"},
+		{"previous_response_id unknown", responsesPath, "", `{"input": "Hi", "previous_response_id": "resp_1"}`, 400, "previous_response_id", "invalid_request", "no stored response has the id"},
 		{"n", chatPath, "", `{"n": 2, "messages": [{"role": "user", "content": "Hi"}]}`, 400, "n", "unsupported_parameter", "n is 2"},
 		{"max_tokens 0", chatPath, "", `{"max_tokens": 0, "messages": [{"role": "user", "content": "Hi"}]}`, 400, "max_tokens", "invalid_request", "at least 1"},
 		{"max_output_tokens -1", responsesPath, "", `{"max_output_tokens": -1, "input": "Hi"}`, 400, "max_output_tokens", "invalid_request", "at least 1"},

@@ -217,7 +217,7 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if store {
-			s.items.put(resp.Output)
+			s.items.putResponse(&req, resp)
 		}
 		s.writeJSON(w, http.StatusOK, resp)
 		return
@@ -243,7 +243,7 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 	}
 	events, err := c.Finish(samp)
 	if store && err == nil && len(events) > 0 && events[len(events)-1].Response != nil {
-		s.items.put(events[len(events)-1].Response.Output)
+		s.items.putResponse(&req, events[len(events)-1].Response)
 	}
 	if sse.WriteEvents(events...) != nil {
 		return
@@ -267,7 +267,7 @@ func (s *server) sseWriter(w http.ResponseWriter) *openaicompat.SSEWriter {
 func (s *server) requestOptions() *openaicompat.RequestOptions {
 	o := &openaicompat.RequestOptions{ConversationStartDate: s.opts.Now().UTC().Format("2006-01-02"), Sealer: s.opts.Sealer}
 	if s.items != nil {
-		o.Items = s.items
+		o.Items, o.Responses = s.items, s.items
 	}
 	return o
 }

@@ -12,17 +12,49 @@ import (
 // output when store is true, the API's default). It is bounded by the
 // bytes of the items' JSON: the least recently used go first. It is safe
 // for concurrent use.
+//
+// It also keeps each response's conversation (the items before its input,
+// its input and its output) by the response's id, for previous_response_id,
+// in a second cache of the same budget.
 type itemStore struct {
-	c *cache.Cache[openaicompat.Item]
+	c     *cache.Cache[openaicompat.Item]
+	convs *cache.Cache[[]openaicompat.Item]
 }
 
-// newItemStore returns a store of at most budget bytes.
+// newItemStore returns a store of at most budget bytes, twice: for items,
+// and for the conversations of responses.
 func newItemStore(budget int64) *itemStore {
-	return &itemStore{c: cache.New[openaicompat.Item](budget)}
+	return &itemStore{c: cache.New[openaicompat.Item](budget), convs: cache.New[[]openaicompat.Item](budget)}
 }
 
 // Item returns the stored item with the given id (openaicompat.ItemStore).
 func (s *itemStore) Item(id string) (openaicompat.Item, bool) { return s.c.Get(id) }
+
+// ResponseItems returns the conversation of the stored response with the
+// given id (openaicompat.ResponseStore).
+func (s *itemStore) ResponseItems(id string) ([]openaicompat.Item, bool) { return s.convs.Get(id) }
+
+// putResponse stores the output items of the response to req, and the
+// conversation it ended.
+func (s *itemStore) putResponse(req *openaicompat.ResponsesRequest, resp *openaicompat.Response) {
+	s.put(resp.Output)
+	var conv []openaicompat.Item
+	if req.PreviousResponseID != "" {
+		prev, _ := s.ResponseItems(req.PreviousResponseID)
+		conv = append(conv, prev...)
+	}
+	if req.Input.Items != nil {
+		conv = append(conv, req.Input.Items...)
+	} else {
+		conv = append(conv, openaicompat.Item{Type: "message", Role: "user", Content: &openaicompat.ItemContent{Text: req.Input.Text}})
+	}
+	conv = append(conv, resp.Output...)
+	size := 1024
+	if b, err := json.Marshal(conv); err == nil {
+		size = len(b)
+	}
+	s.convs.Put(resp.ID, conv, int64(size))
+}
 
 // put stores the items that have ids.
 func (s *itemStore) put(items []openaicompat.Item) {

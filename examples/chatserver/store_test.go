@@ -11,17 +11,18 @@ import (
 // TestResponsesToolLoopStateless runs a Responses tool loop the ways
 // clients keep the reasoning between calls: by item_reference to the stored
 // output (store true, the API's default), by sealed encrypted_content
-// (store:false and include), and by the plain item. Each second prompt
+// (store:false and include), by the plain item, and by
+// previous_response_id (the stored conversation). Each second prompt
 // holds the model's reasoning; a reference with store:false, which the
 // server did not keep, is a 400 that says so.
 func TestResponsesToolLoopStateless(t *testing.T) {
-	for _, mode := range []string{"reference", "sealed", "plain"} {
+	for _, mode := range []string{"reference", "sealed", "plain", "previous"} {
 		t.Run(mode, func(t *testing.T) {
 			prompts := &syncBuffer{}
 			enc := loadEncoding(t)
 			srv := startServer(t, replayOf(enc, toolLine, weatherLine), prompts)
 			extra := ""
-			if mode != "reference" {
+			if mode == "sealed" || mode == "plain" {
 				extra = `,"store":false,"include":["reasoning.encrypted_content"]`
 			}
 			first := `{"model":"m","tools":[` + responsesWeatherTool + `],"input":[{"role":"user","content":"Weather in Oslo?"}]` + extra + `}`
@@ -33,8 +34,19 @@ func TestResponsesToolLoopStateless(t *testing.T) {
 				t.Fatalf("output %+v", resp.Output)
 			}
 			rs, call := resp.Output[0], resp.Output[len(resp.Output)-1]
-			if (rs.EncryptedContent != "") != (mode != "reference") {
+			if (rs.EncryptedContent != "") != (extra != "") {
 				t.Fatalf("%s: encrypted_content %q", mode, rs.EncryptedContent)
+			}
+			if mode == "previous" {
+				second := `{"model":"m","tools":[` + responsesWeatherTool + `],"previous_response_id":"` + resp.ID +
+					`","input":[{"type":"function_call_output","call_id":"` + call.CallID + `","output":"{\"temp_c\": 21}"}]}`
+				postOK(t, srv.URL+responsesPath, second, "application/json")
+				if lines := strings.Split(strings.TrimSpace(prompts.String()), "\n"); len(lines) != 2 ||
+					!strings.Contains(lines[1], `<|start|>assistant<|channel|>analysis<|message|>Need the weather.<|end|>`) ||
+					!strings.Contains(lines[1], `<|message|>{\"temp_c\": 21}<|end|>`) {
+					t.Errorf("previous_response_id: prompts\n%s", prompts.String())
+				}
+				return
 			}
 			var back any
 			switch mode {
