@@ -1,0 +1,116 @@
+package constrain
+
+// Mask computation. A thread's mask is found by walking the token trie
+// (vocab.go) with the thread: each trie node steps the threads of its
+// parent by one byte, a node with no thread left skips its subtree, and a
+// node that ends a token sets its bit. Stack links pushed during the walk
+// come from an arena that is cut back as the walk backtracks.
+//
+// Inside a string almost every token is allowed, and a full walk would
+// visit most of the trie. So a thread in a string is split in two: the
+// tokens that stay inside the string depend only on the string's automaton
+// state, and their mask is computed once and cached on the Grammar; the
+// tokens that can leave it all contain a '"', and only their (much smaller)
+// trie is walked with the whole thread.
+
+type walker struct {
+	buf   []thread
+	lo    []int32 // per depth: threads of that depth in buf[lo[d]:hi[d]]
+	hi    []int32
+	amark []int32 // per depth: arena length before its threads were made
+	arena []link
+}
+
+// walk ORs into mask the tokens of trie v that thread th can read; when
+// stay is set, only those after which th is still inside its current
+// string.
+func (m *Matcher) walk(v *vocab, th thread, mask []uint64, stay bool) {
+	w := &m.wk
+	if cap(w.arena) == 0 {
+		w.arena = make([]link, 0, 1<<14)
+	}
+	depth := v.maxLen + 1
+	if len(w.lo) < depth+1 {
+		w.lo = make([]int32, depth+1)
+		w.hi = make([]int32, depth+1)
+		w.amark = make([]int32, depth+1)
+	}
+	w.buf = append(w.buf[:0], th)
+	w.lo[0], w.hi[0] = 0, 1
+	w.arena = w.arena[:0]
+	w.amark[0] = 0
+	st := &m.st
+	rest := th.rest
+	nb := v.nbyte
+	n := int32(len(nb))
+	for i := int32(0); i < n; {
+		d := int(v.ndep[i])
+		// Threads of the parent depth; drop deeper levels.
+		plo, phi := w.lo[d-1], w.hi[d-1]
+		w.buf = w.buf[:phi]
+		w.arena = w.arena[:w.amark[d-1]]
+		st.arena = w.arena
+		c := nb[i]
+		for j := plo; j < phi; j++ {
+			w.buf = st.step(w.buf[j], c, w.buf)
+		}
+		w.arena = st.arena
+		if stay {
+			k := phi
+			for j := phi; j < int32(len(w.buf)); j++ {
+				if t := w.buf[j]; t.top.kind == fStr && t.rest == rest {
+					w.buf[k] = t
+					k++
+				}
+			}
+			w.buf = w.buf[:k]
+		}
+		if int32(len(w.buf)) == phi {
+			i = v.nskip[i]
+			continue
+		}
+		w.lo[d], w.hi[d] = phi, int32(len(w.buf))
+		w.amark[d] = int32(len(w.arena))
+		if t := v.ntok[i]; t >= 0 {
+			mask[t>>6] |= 1 << (t & 63)
+		}
+		i++
+	}
+	st.arena = nil
+}
+
+// fillThread ORs th's mask into mask.
+func (m *Matcher) fillThread(th thread, mask []uint64) {
+	f := &th.top
+	if f.kind != fStr || (f.isKey && !(f.obj.keys.addl && f.phase == 0 && f.st >= 0)) {
+		m.walk(m.g.voc, th, mask, false)
+		return
+	}
+	k := innerKey{d: f.d, st: f.st, acc: f.acc, esc: f.esc, key: f.isKey, room: -1}
+	if !f.isKey && f.n.strCount && f.n.strMax >= 0 {
+		k.room = min(int32(f.n.strMax)-f.count, int32(m.g.voc.maxLen+1))
+	}
+	g := m.g
+	g.mu.Lock()
+	in, ok := g.inner[k]
+	g.mu.Unlock()
+	if !ok {
+		in = make([]uint64, len(mask))
+		// The cached mask must not depend on what the thread has counted
+		// beyond room: count from the bound.
+		t := th
+		if k.room >= 0 {
+			t.top.count = int32(f.n.strMax) - k.room
+		}
+		m.walk(g.voc, t, in, true)
+		g.mu.Lock()
+		if len(g.inner) < maxInnerMasks {
+			g.inner[k] = in
+		}
+		g.mu.Unlock()
+	}
+	for i, w := range in {
+		mask[i] |= w
+	}
+	m.walk(g.voc.quote, th, mask, false)
+}
