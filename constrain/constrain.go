@@ -170,6 +170,8 @@ type Matcher struct {
 	st      stepper
 	wk      walker
 	tmp     []thread
+	tmpA    []thread
+	tmpB    []thread
 }
 
 // Reset returns m to the start of a value.

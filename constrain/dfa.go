@@ -37,6 +37,10 @@ type dfa struct {
 	next      []int32
 	accept    []bool
 	universal bool // accepts exactly every valid UTF-8 string
+	// ueq maps a state to the universal automaton's state with the same
+	// continuations, -1 for none (see univEqStates); set on string
+	// automata once compiled, nil otherwise.
+	ueq []int32
 }
 
 func (d *dfa) step(s int32, b byte) int32 { return d.next[int(s)*d.ncls+int(d.cls[b])] }
@@ -786,4 +790,62 @@ outer:
 		}
 		emit(buf[:na])
 	}
+}
+
+// univEq returns, for each state of d, the state of universalDFA that
+// accepts exactly the same continuations, or -1: the states where the
+// content is no longer constrained (after a pattern's match, say), whose
+// string masks are those of the universal automaton. Computed by
+// refinement from all pairs with equal acceptance; nil when d is too big.
+func (d *dfa) univEqStates() []int32 {
+	u := universalDFA
+	ns, nu := d.states(), u.states()
+	if ns*nu > 1<<18 {
+		return nil
+	}
+	// Representative bytes of the joint classes.
+	var reps []byte
+	seen := map[[2]uint8]bool{}
+	for b := 0; b < 256; b++ {
+		k := [2]uint8{d.cls[b], u.cls[b]}
+		if !seen[k] {
+			seen[k] = true
+			reps = append(reps, byte(b))
+		}
+	}
+	eq := make([]bool, ns*nu)
+	for q := 0; q < ns; q++ {
+		for s := 0; s < nu; s++ {
+			eq[q*nu+s] = d.accept[q] == u.accept[s]
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for q := 0; q < ns; q++ {
+			for s := 0; s < nu; s++ {
+				if !eq[q*nu+s] {
+					continue
+				}
+				for _, b := range reps {
+					tq, ts := d.step(int32(q), b), u.step(int32(s), b)
+					if (tq < 0) != (ts < 0) || tq >= 0 && !eq[int(tq)*nu+int(ts)] {
+						eq[q*nu+s] = false
+						changed = true
+						break
+					}
+				}
+			}
+		}
+	}
+	out := make([]int32, ns)
+	for q := range out {
+		out[q] = -1
+		for s := 0; s < nu; s++ {
+			if eq[q*nu+s] {
+				out[q] = int32(s)
+				break
+			}
+		}
+	}
+	return out
 }

@@ -187,6 +187,7 @@ type keyDFA struct {
 	d      *dfa
 	ntrie  int32
 	name   []int32 // per trie state: the name ending there, or -1
+	ustate []int32 // per trie state: the universal UTF-8 automaton's state there
 	lo, hi []int32 // per trie state: the names with that prefix
 	other  []bool  // per state: accepting as a key that is no name
 	addl   bool    // other keys can be reached
@@ -256,6 +257,7 @@ func buildKeys(o *objSpec) *keyDFA {
 			full.next = append(full.next, nx)
 		}
 		k.name = append(k.name, t.name)
+		k.ustate = append(k.ustate, t.ustate)
 		k.lo = append(k.lo, t.lo)
 		k.hi = append(k.hi, t.hi)
 		oth := addl && t.name < 0 && u.accept[t.ustate]

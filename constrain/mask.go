@@ -69,6 +69,11 @@ func (m *Matcher) walk(v *vocab, th thread, mask []uint64, stay bool) {
 			i = v.nskip[i]
 			continue
 		}
+		if c == '"' && !stay && v.openAt != nil && v.openAt[i] >= 0 && m.openedFree(w.buf[phi:]) {
+			m.takeOpen(v, i, w.buf[phi:], mask)
+			i = v.nskip[i]
+			continue
+		}
 		w.lo[d], w.hi[d] = phi, int32(len(w.buf))
 		w.amark[d] = int32(len(w.arena))
 		if t := v.ntok[i]; t >= 0 {
@@ -79,16 +84,126 @@ func (m *Matcher) walk(v *vocab, th thread, mask []uint64, stay bool) {
 	st.arena = nil
 }
 
+// openedFree reports whether every thread in ts has just opened a string
+// whose content is unconstrained (a key of an object that allows any key
+// included), so that the tokens going on inside it are known in advance.
+func (m *Matcher) openedFree(ts []thread) bool {
+	for i := range ts {
+		f := &ts[i].top
+		if f.kind != fStr || f.st != 0 || f.esc != escNone {
+			return false
+		}
+		if f.isKey {
+			if !f.obj.keys.addl || f.phase != 0 {
+				return false
+			}
+		} else if !(f.d.universal || f.d.ueq != nil && f.d.ueq[0] == 0) || (f.n.strCount && f.n.strMax >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// takeOpen sets the tokens below trie node i for threads ts (which have
+// just read its '"'): those that stay in the string all, those that leave
+// it by replaying their rest.
+func (m *Matcher) takeOpen(v *vocab, i int32, ts []thread, mask []uint64) {
+	o := v.openAt[i]
+	for _, t := range v.openStay[v.openOff[o]:v.openOff[o+1]] {
+		mask[t>>6] |= 1 << (t & 63)
+	}
+	d := int(v.ndep[i])
+	st := &m.st
+	saved := st.arena
+	st.arena = nil
+	for _, t := range v.openExit[v.openExOff[o]:v.openExOff[o+1]] {
+		if mask[t>>6]&(1<<(t&63)) != 0 {
+			continue
+		}
+		rest := v.toks[t][d:]
+		for _, th := range ts {
+			if m.replay(th, rest) {
+				mask[t>>6] |= 1 << (t & 63)
+				break
+			}
+		}
+	}
+	st.arena = saved
+}
+
+// replay reports whether th can read b.
+func (m *Matcher) replay(th thread, b []byte) bool {
+	cur := append(m.tmpA[:0], th)
+	for _, c := range b {
+		next := m.tmpB[:0]
+		for _, t := range cur {
+			next = m.st.step(t, c, next)
+		}
+		m.tmpB = cur
+		cur = next
+		if len(cur) == 0 {
+			m.tmpA = cur
+			return false
+		}
+	}
+	m.tmpA = cur
+	return true
+}
+
 // fillThread ORs th's mask into mask.
 func (m *Matcher) fillThread(th thread, mask []uint64) {
 	f := &th.top
-	if f.kind != fStr || (f.isKey && !(f.obj.keys.addl && f.phase == 0 && f.st >= 0)) {
+	if f.kind != fStr {
 		m.walk(m.g.voc, th, mask, false)
 		return
 	}
+	d, st := f.d, f.st
+	if f.isKey {
+		k := f.obj.keys
+		if !k.addl || f.phase != 0 {
+			m.walk(m.g.voc, th, mask, false)
+			return
+		}
+		// Any key may come: the keys that stay open are the strings that
+		// stay open, whichever names they pass by.
+		d = universalDFA
+		if st < k.ntrie {
+			st = k.ustate[st]
+		} else {
+			st -= k.ntrie
+		}
+	}
+	voc := m.g.voc
+	counted := !f.isKey && f.n.strCount && f.n.strMax >= 0
+	if !d.universal && d.ueq != nil && d.ueq[st] >= 0 {
+		d, st = universalDFA, d.ueq[st]
+	}
+	switch {
+	case d.universal && f.esc == escNone:
+		in := voc.universalInner(m, st)
+		if counted && f.n.strMax-int(f.count) < voc.maxCps {
+			cm := voc.cpsMask(f.n.strMax - int(f.count))
+			for i, w := range in {
+				mask[i] |= w & cm[i]
+			}
+		} else {
+			for i, w := range in {
+				mask[i] |= w
+			}
+		}
+	default:
+		m.orInner(th, mask)
+	}
+	m.walk(voc.quote, th, mask, false)
+}
+
+// orInner ORs the tokens that keep th inside its string, cached on the
+// Grammar.
+func (m *Matcher) orInner(th thread, mask []uint64) {
+	f := &th.top
 	k := innerKey{d: f.d, st: f.st, acc: f.acc, esc: f.esc, key: f.isKey, room: -1}
 	if !f.isKey && f.n.strCount && f.n.strMax >= 0 {
-		k.room = min(int32(f.n.strMax)-f.count, int32(m.g.voc.maxLen+1))
+		k.room = min(int32(f.n.strMax)-f.count, int32(m.g.voc.maxCps+1))
 	}
 	g := m.g
 	g.mu.Lock()
@@ -112,5 +227,4 @@ func (m *Matcher) fillThread(th thread, mask []uint64) {
 	for i, w := range in {
 		mask[i] |= w
 	}
-	m.walk(g.voc.quote, th, mask, false)
 }

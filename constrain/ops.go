@@ -343,6 +343,11 @@ func (c *compiler) analyze() {
 			}
 		}
 	}
+	for _, n := range c.nodes {
+		if d := n.str; d != nil && d.ueq == nil && !d.universal {
+			d.ueq = d.univEqStates()
+		}
+	}
 	for _, o := range c.objs {
 		if !o.nonempty {
 			continue
