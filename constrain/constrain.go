@@ -170,6 +170,7 @@ type Matcher struct {
 	st      stepper
 	wk      walker
 	tmp     []thread
+	inner   []innerState
 	tmpA    []thread
 	tmpB    []thread
 }

@@ -132,3 +132,57 @@ func TestRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestWhitespace(t *testing.T) {
+	schema := `{"type":"object","properties":{"a":{"type":"array"}}}`
+	compact := compile(t, schema, &Options{Compact: true})
+	two := compile(t, schema, &Options{MaxWhitespace: 2})
+	for _, tc := range []struct {
+		g    *Grammar
+		text string
+		ok   bool
+	}{
+		{compact, `{"a":[1,2]}`, true},
+		{compact, `{"a": [1,2]}`, false},
+		{compact, `{"a":[1,2]} `, false},
+		{two, `{ "a" :  [ 1 ,2 ] }  `, true},
+		{two, `{"a":   [1]}`, false},
+		{two, "{\"a\":\n\t[1]}", true},
+	} {
+		at, end := feed(t, tc.g, tc.text, true)
+		if got := at < 0 && end; got != tc.ok {
+			t.Errorf("%q: accepted %v, want %v", tc.text, got, tc.ok)
+		}
+	}
+}
+
+// TestEscapes checks that string constraints apply to decoded text,
+// whichever way each character is written.
+func TestEscapes(t *testing.T) {
+	g := compile(t, `{"type":"object","properties":{"k":{"enum":["a\"b","é","😀","\n"]}},"additionalProperties":false}`, nil)
+	for _, s := range []string{`{"k":"a\"b"}`, `{"k":"a\u0022b"}`, `{"\u006b":"\u00E9"}`, `{"k":"\ud83d\ude00"}`, `{"k":"\n"}`, `{"k":"\u000a"}`} {
+		if at, end := feed(t, g, s, true); at >= 0 || !end {
+			t.Errorf("%q refused at %d", s, at)
+		}
+	}
+	for _, s := range []string{`{"k":"a\"c"}`, `{"k":"\ud83d"}`, `{"k":"\ude00"}`, `{"k":"\u00e8"}`, `{"j":"\n"}`} {
+		if at, end := feed(t, g, s, true); at < 0 && end {
+			t.Errorf("%q accepted", s)
+		}
+	}
+}
+
+// TestSpecialTokensNeverAllowed checks the mask of a fresh matcher.
+func TestSpecialTokensNeverAllowed(t *testing.T) {
+	g := compile(t, `{}`, nil)
+	mask := make([]uint64, g.MaskWords())
+	g.NewMatcher().FillMask(mask)
+	for tok := harmony.FirstSpecialToken; tok <= harmony.LastSpecialToken; tok++ {
+		if mask[tok/64]&(1<<(tok%64)) != 0 {
+			t.Fatalf("special token %d allowed", tok)
+		}
+	}
+	if err := g.NewMatcher().Accept(harmony.TokenCall); !errors.Is(err, ErrTokenNotAllowed) {
+		t.Fatalf("Accept(<|call|>) = %v", err)
+	}
+}

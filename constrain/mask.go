@@ -217,7 +217,11 @@ func (m *Matcher) orInner(th thread, mask []uint64) {
 		if k.room >= 0 {
 			t.top.count = int32(f.n.strMax) - k.room
 		}
-		m.walk(g.voc, t, in, true)
+		if f.isKey {
+			m.walk(g.voc, t, in, true)
+		} else {
+			m.walkInner(g.voc, t.top, in)
+		}
 		g.mu.Lock()
 		if len(g.inner) < maxInnerMasks {
 			g.inner[k] = in
@@ -226,5 +230,69 @@ func (m *Matcher) orInner(th thread, mask []uint64) {
 	}
 	for i, w := range in {
 		mask[i] |= w
+	}
+}
+
+// innerState is the part of a string frame that changes inside a string.
+type innerState struct {
+	st    int32
+	acc   uint32
+	count int32
+	esc   uint8
+}
+
+// walkInner ORs into mask the tokens of v that keep string frame f (not a
+// key) inside its string: walk with stay set, specialized to a small state
+// so that a near-full trie takes a few nanoseconds a node. Plain bytes are
+// stepped inline; escapes go through stepString.
+func (m *Matcher) walkInner(v *vocab, f frame, mask []uint64) {
+	depth := v.maxLen + 1
+	if cap(m.inner) < depth+1 {
+		m.inner = make([]innerState, depth+1)
+	}
+	stack := m.inner[:depth+1]
+	stack[0] = innerState{st: f.st, acc: f.acc, count: f.count, esc: f.esc}
+	d := f.d
+	counted := f.n.strCount && f.n.strMax >= 0
+	maxc := int32(f.n.strMax)
+	dummy := &link{f: frame{kind: fRoot, phase: 1}}
+	var out [4]thread
+	nb := v.nbyte
+	n := int32(len(nb))
+	for i := int32(0); i < n; {
+		dp := int(v.ndep[i])
+		p := stack[dp-1]
+		b := nb[i]
+		var q innerState
+		if p.esc == escNone && b >= 0x20 && b != '"' && b != '\\' {
+			s := d.step(p.st, b)
+			if s < 0 {
+				i = v.nskip[i]
+				continue
+			}
+			q = innerState{st: s, count: p.count}
+			if counted && (b < 0x80 || b >= 0xC0) {
+				if q.count >= maxc {
+					i = v.nskip[i]
+					continue
+				}
+				q.count++
+			}
+		} else {
+			g := f
+			g.st, g.acc, g.count, g.esc = p.st, p.acc, p.count, p.esc
+			res := m.st.stepString(thread{top: g, rest: dummy}, b, out[:0])
+			if len(res) == 0 || res[0].top.kind != fStr {
+				i = v.nskip[i]
+				continue
+			}
+			t := &res[0].top
+			q = innerState{st: t.st, acc: t.acc, count: t.count, esc: t.esc}
+		}
+		stack[dp] = q
+		if t := v.ntok[i]; t >= 0 {
+			mask[t>>6] |= 1 << (t & 63)
+		}
+		i++
 	}
 }

@@ -64,8 +64,7 @@ func (v *vocab) universalInner(m *Matcher, st int32) []uint64 {
 		return in
 	}
 	in = make([]uint64, v.words())
-	th := thread{top: frame{kind: fStr, d: universalDFA, st: st, n: &node{str: universalDFA, strMax: -1}}, rest: &link{f: frame{kind: fRoot, phase: 1}}}
-	m.walk(v, th, in, true)
+	m.walkInner(v, frame{kind: fStr, d: universalDFA, st: st, n: &node{str: universalDFA, strMax: -1}}, in)
 	v.mu.Lock()
 	v.uinner[st] = in
 	v.mu.Unlock()
