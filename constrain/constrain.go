@@ -246,9 +246,9 @@ func (m *Matcher) advanceBytes(b []byte) ([]thread, bool) {
 	return append(m.tmp[:0], cur...), true
 }
 
-// maxThreads bounds the readings a Matcher follows at once; past it the
-// oldest ones are dropped... never: it is a hard limit that makes Accept
-// fail, reported as the schema being too ambiguous.
+// maxThreads bounds the readings a Matcher follows at once (anyOf branches
+// open side by side, nested). Past it the last ones are dropped, which can
+// only refuse more; no MaskBench instance comes near it.
 const maxThreads = 1024
 
 func dedupThreads(ts []thread) []thread {

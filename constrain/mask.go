@@ -27,7 +27,7 @@ type walker struct {
 func (m *Matcher) walk(v *vocab, th thread, mask []uint64, stay bool) {
 	w := &m.wk
 	if cap(w.arena) == 0 {
-		w.arena = make([]link, 0, 1<<14)
+		w.arena = make([]link, 0, 1024)
 	}
 	depth := v.maxLen + 1
 	if len(w.lo) < depth+1 {
