@@ -152,6 +152,9 @@ func (c *compiler) schema(ptr string, v any) (*node, error) {
 			return nil, err
 		}
 		res = res.deref()
+		if res == n {
+			return nil, invalid(ptr, "a $ref cycle that never reaches a schema")
+		}
 		if res.filling {
 			// A reference to a node still being compiled (a cycle): forward
 			// to it; resolveForwards fixes every pointer once all is built.

@@ -186,3 +186,11 @@ func TestSpecialTokensNeverAllowed(t *testing.T) {
 		t.Fatalf("Accept(<|call|>) = %v", err)
 	}
 }
+
+func TestRefCycles(t *testing.T) {
+	for _, s := range []string{`{"$ref":"#"}`, `{"$ref":""}`, `{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}`} {
+		if _, err := CompileJSONSchema(testEncoding(t), []byte(s), nil); !errors.Is(err, ErrInvalidSchema) {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+}

@@ -26,6 +26,9 @@ import (
 const (
 	maxDFAStates = 20000
 	maxNFAStates = 200000
+	// maxSubsetTotal bounds the NFA states summed over the DFA states of a
+	// subset construction.
+	maxSubsetTotal = 2000000
 )
 
 // dfa is a trimmed deterministic automaton over bytes. State 0 is the start;
@@ -382,12 +385,14 @@ func (n *nfa) determinize(entry int32) (*dfa, error) {
 	}
 	index := map[string]int32{}
 	var sets [][]int32
+	total := 0 // NFA states held by all DFA states: bounds time and memory
 	addSet := func(set []int32) (int32, error) {
 		k := key(set)
 		if i, ok := index[k]; ok {
 			return i, nil
 		}
-		if len(sets) >= maxDFAStates {
+		total += len(set)
+		if len(sets) >= maxDFAStates || total > maxSubsetTotal {
 			return 0, fmt.Errorf("%w: automaton needs more than %d states", ErrTooComplex, maxDFAStates)
 		}
 		i := int32(len(sets))
@@ -800,7 +805,7 @@ outer:
 func (d *dfa) univEqStates() []int32 {
 	u := universalDFA
 	ns, nu := d.states(), u.states()
-	if ns*nu > 1<<18 {
+	if ns*nu > 1<<16 {
 		return nil
 	}
 	// Representative bytes of the joint classes.
@@ -819,7 +824,10 @@ func (d *dfa) univEqStates() []int32 {
 			eq[q*nu+s] = d.accept[q] == u.accept[s]
 		}
 	}
-	for changed := true; changed; {
+	for round, changed := 0, true; changed; round++ {
+		if round > 200 {
+			return nil // slow to settle: no fast path, masks stay exact
+		}
 		changed = false
 		for q := 0; q < ns; q++ {
 			for s := 0; s < nu; s++ {

@@ -34,3 +34,31 @@ func FuzzAnyJSON(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCompile checks that no schema makes the compiler or a matcher panic,
+// and that what a matcher accepts is JSON.
+func FuzzCompile(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"object","properties":{"a":{"type":"integer","minimum":-3,"exclusiveMaximum":1e2}},"required":["a","b"]}`,
+		`{"anyOf":[{"$ref":"#"},{"type":"array","items":{"$ref":"#/anyOf/0"}}]}`,
+		`{"type":"string","pattern":"^(a|b{2,3})*$","maxLength":5}`,
+		`{"enum":[1,"a",null,{"x":[true]}]}`, `{"minItems":-1}`, `{"maxLength":1e400}`, `{"$ref":"#/x/~2"}`,
+		`{"allOf":[{"type":"object","additionalProperties":false},{"required":["x"]}]}`, `{"oneOf":[{"type":"string"},{"type":"null"}]}`, `{"$ref":"#"}`, `{"$ref":"\"/"}`,
+	} {
+		f.Add(s, `{"a":1}`)
+	}
+	enc := testEncoding(f)
+	f.Fuzz(func(t *testing.T, schema, text string) {
+		if len(schema) > 400 || len(text) > 100 {
+			return
+		}
+		g, err := CompileJSONSchema(enc, []byte(schema), nil)
+		if err != nil {
+			return
+		}
+		m := g.NewMatcher()
+		if m.AcceptBytes([]byte(text)) == nil && m.CanEnd() && !json.Valid([]byte(text)) {
+			t.Fatalf("%s: %q accepted but not JSON", schema, text)
+		}
+	})
+}
