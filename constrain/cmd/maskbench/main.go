@@ -85,6 +85,7 @@ func main() {
 		valErrSchemas, invalErrSchemas, valErr, invalErr, mismatch int
 		maskTimes                                                  []float64 // µs
 		firstTimes                                                 []float64
+		grammarBytes                                               []float64
 		compileKinds                                               = map[string]int{}
 	)
 	mask := []uint64(nil)
@@ -116,6 +117,7 @@ func main() {
 		m := g.NewMatcher()
 		m.FillMask(mask)
 		firstTimes = append(firstTimes, float64(time.Since(start).Nanoseconds())/1e3)
+		grammarBytes = append(grammarBytes, float64(g.Stats().Bytes))
 		okSchema := true
 		hadVal, hadInval := false, false
 		for ti, tc := range e.Tests {
@@ -193,6 +195,7 @@ func main() {
 	fmt.Printf("mask/accept mismatches: %d\n", mismatch)
 	fmt.Printf("masks: %d; µs avg %.1f / p50 %.1f / p99 %.1f / max %.0f\n", len(maskTimes), avg(maskTimes), q(maskTimes, .5), q(maskTimes, .99), q(maskTimes, 1))
 	fmt.Printf("first mask µs: p50 %.0f / p99 %.0f\n", q(firstTimes, .5), q(firstTimes, .99))
+	fmt.Printf("grammar bytes: p50 %.0f / p99 %.0f / max %.0f\n", q(grammarBytes, .5), q(grammarBytes, .99), q(grammarBytes, 1))
 }
 
 func errKind(err error) string {
