@@ -90,12 +90,12 @@
 // The vocabulary tables are built once per Encoding (0.3 to 0.7 s, some
 // 15 MB: the trie, the token bytes, and the 19 precomputed masks of an
 // unconstrained string, one per state of the UTF-8 automaton, 25 KB each)
-// and dropped with it. A Grammar holds its nodes and automata, Stats().Bytes: a
-// few KB for a typical tool schema (7 KB for two properties with a pattern
-// and a range), 16 KB at the median of MaskBench, 743 KB at p99, 7.8 MB at most (a Kubernetes schema); its
-// string mask cache holds at most 256 masks of 25 KB. A Matcher holds its
-// threads (104 bytes per open JSON level each) and mask-walk buffers of
-// about 150 KB.
+// and dropped with it. A Grammar holds its nodes and automata,
+// Stats().Bytes: 7 KB for two properties with a pattern and a range; over
+// MaskBench, 16 KB at the median, 743 KB at p99, 7.8 MB at most (a
+// Kubernetes schema). Its string mask cache holds at most 256 masks of
+// 25 KB. A Matcher holds its threads (104 bytes per open JSON level each)
+// and mask-walk buffers of about 150 KB.
 //
 // # Concurrency
 //
