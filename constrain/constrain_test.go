@@ -194,3 +194,20 @@ func TestRefCycles(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentMatchers shares one Grammar between goroutines (run with
+// -race).
+func TestConcurrentMatchers(t *testing.T) {
+	g := compile(t, `{"type":"object","properties":{"s":{"type":"string","pattern":"x"},"n":{"type":"integer"}}}`, nil)
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if at, end := feed(t, g, `{"s":"abxcd","n":12}`, true); at >= 0 || !end {
+				t.Errorf("refused at %d", at)
+			}
+		}()
+	}
+	wg.Wait()
+}
