@@ -1,0 +1,47 @@
+package constrain
+
+import "testing"
+
+const benchSchema = `{"type":"object","properties":{"location":{"type":"string"},"unit":{"enum":["celsius","fahrenheit"]},"days":{"type":"integer","minimum":1,"maximum":14},"when":{"type":"string","format":"date"}},"required":["location"],"additionalProperties":false}`
+
+// BenchmarkFillMask measures one mask at typical points of a tool call.
+func BenchmarkFillMask(b *testing.B) {
+	g := compile(b, benchSchema, nil)
+	mask := make([]uint64, g.MaskWords())
+	for _, bc := range []struct{ name, prefix string }{
+		{"start", ``},
+		{"key", `{"`},
+		{"free-string", `{"location":"San Fra`},
+		{"enum", `{"location":"x","unit":"cel`},
+		{"after-value", `{"location":"x"`},
+		{"integer", `{"location":"x","days":1`},
+		{"date", `{"location":"x","when":"2024-0`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			m := g.NewMatcher()
+			if err := m.AcceptBytes([]byte(bc.prefix)); err != nil {
+				b.Fatal(err)
+			}
+			m.FillMask(mask)
+			b.ReportAllocs()
+			for b.Loop() {
+				m.FillMask(mask)
+			}
+		})
+	}
+}
+
+// BenchmarkCompile measures compiling the schema and its first mask.
+func BenchmarkCompile(b *testing.B) {
+	enc := testEncoding(b)
+	compile(b, `{}`, nil)
+	mask := make([]uint64, (enc.VocabSize()+63)/64)
+	b.ReportAllocs()
+	for b.Loop() {
+		g, err := CompileJSONSchema(enc, []byte(benchSchema), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		g.NewMatcher().FillMask(mask)
+	}
+}

@@ -1,0 +1,860 @@
+package constrain
+
+// This file compiles a decoded JSON Schema into nodes. Every keyword is
+// either enforced exactly, ignored because it is an annotation (title,
+// description, default, examples, unknown keywords...), or refused with
+// ErrUnsupported naming its JSON pointer.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+type compiler struct {
+	root      any
+	opts      Options
+	draftOld  bool // draft 4, 6 or 7: $ref overrides its siblings
+	draft4    bool // exclusiveMinimum/Maximum are booleans
+	byPtr     map[string]*node
+	inter     map[[2]*node]*node
+	nodes     []*node
+	objs      []*objSpec
+	arrs      []*arrSpec
+	any       *node
+	numberDFA *dfa
+	intDFA    *dfa
+	dfaBytes  int
+}
+
+func (c *compiler) newNode() *node {
+	n := &node{strMax: -1}
+	c.nodes = append(c.nodes, n)
+	return n
+}
+
+// annotations are keywords that never restrict a value.
+var annotations = map[string]bool{
+	"title": true, "description": true, "default": true, "examples": true, "$comment": true,
+	"$schema": true, "$id": true, "id": true, "deprecated": true, "readOnly": true, "writeOnly": true,
+	"$defs": true, "definitions": true, "contentMediaType": true, "contentEncoding": true,
+	"contentSchema": true, "$anchor": true, "$vocabulary": true,
+}
+
+// handled are the keywords compileLocal enforces.
+var handled = map[string]bool{
+	"type": true, "enum": true, "const": true, "properties": true, "required": true,
+	"additionalProperties": true, "items": true, "prefixItems": true, "additionalItems": true,
+	"minItems": true, "maxItems": true, "minLength": true, "maxLength": true, "pattern": true,
+	"format": true, "minimum": true, "maximum": true, "exclusiveMinimum": true,
+	"exclusiveMaximum": true, "multipleOf": true, "anyOf": true, "oneOf": true, "allOf": true,
+	"$ref": true, "minProperties": true, "maxProperties": true, "uniqueItems": true,
+}
+
+// refused are keywords that restrict values in ways not done here.
+var refused = map[string]bool{
+	"not": true, "if": true, "then": true, "else": true, "dependencies": true,
+	"dependentRequired": true, "dependentSchemas": true, "propertyNames": true,
+	"patternProperties": true, "contains": true, "minContains": true, "maxContains": true,
+	"unevaluatedProperties": true, "unevaluatedItems": true, "$dynamicRef": true,
+	"$recursiveRef": true,
+}
+
+func ptrJoin(ptr string, toks ...string) string {
+	for _, t := range toks {
+		ptr += "/" + strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
+	}
+	return ptr
+}
+
+// resolve returns the value at a local reference "#/a/b".
+func (c *compiler) resolve(ptr, ref string) (string, any, error) {
+	if ref == "#" || ref == "" {
+		return "", c.root, nil
+	}
+	if !strings.HasPrefix(ref, "#/") {
+		return "", nil, unsupported(ptr, "$ref %q (only local JSON pointers are followed)", ref)
+	}
+	v := c.root
+	target := ""
+	for _, tok := range strings.Split(ref[2:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		if strings.Contains(tok, "%") {
+			if u, err := urlUnescape(tok); err == nil {
+				tok = u
+			}
+		}
+		target = ptrJoin(target, tok)
+		switch x := v.(type) {
+		case map[string]any:
+			nv, ok := x[tok]
+			if !ok {
+				return "", nil, invalid(ptr, "$ref %q does not resolve", ref)
+			}
+			v = nv
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return "", nil, invalid(ptr, "$ref %q does not resolve", ref)
+			}
+			v = x[i]
+		default:
+			return "", nil, invalid(ptr, "$ref %q does not resolve", ref)
+		}
+	}
+	return target, v, nil
+}
+
+func urlUnescape(s string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			if err != nil {
+				return "", err
+			}
+			b.WriteByte(byte(v))
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String(), nil
+}
+
+// schema returns the node of the subschema v at ptr, memoized by pointer.
+func (c *compiler) schema(ptr string, v any) (*node, error) {
+	if n, ok := c.byPtr[ptr]; ok {
+		return n, nil
+	}
+	switch x := v.(type) {
+	case bool:
+		if x {
+			return c.anyNode(), nil
+		}
+		n := c.newNode()
+		c.byPtr[ptr] = n
+		return n, nil
+	case map[string]any:
+		if len(c.byPtr) > 50000 {
+			return nil, tooComplex(ptr, "more than 50000 subschemas")
+		}
+		n := c.newNode()
+		n.filling = true
+		c.byPtr[ptr] = n
+		res, err := c.compileMap(ptr, x)
+		if err != nil {
+			return nil, err
+		}
+		res = res.deref()
+		if res == n {
+			return nil, invalid(ptr, "a $ref cycle that never reaches a schema")
+		}
+		if res.filling {
+			// A reference to a node still being compiled (a cycle): forward
+			// to it; resolveForwards fixes every pointer once all is built.
+			n.fwd = res
+			n.filling = false
+			return res, nil
+		}
+		*n = *res
+		n.filling = false
+		return n, nil
+	}
+	return nil, invalid(ptr, "a schema must be an object or a boolean")
+}
+
+func (c *compiler) compileMap(ptr string, m map[string]any) (*node, error) {
+	if ref, ok := m["$ref"]; ok {
+		rs, ok := ref.(string)
+		if !ok {
+			return nil, invalid(ptr, "$ref is not a string")
+		}
+		tptr, tv, err := c.resolve(ptr, rs)
+		if err != nil {
+			return nil, err
+		}
+		target, err := c.schema(tptr, tv)
+		if err != nil {
+			return nil, err
+		}
+		if c.draftOld || onlyAnnotations(m) {
+			return target, nil
+		}
+		rest, err := c.compileNoRef(ptr, m)
+		if err != nil {
+			return nil, err
+		}
+		return c.intersect(ptr, target, rest)
+	}
+	return c.compileNoRef(ptr, m)
+}
+
+func (c *compiler) compileNoRef(ptr string, m map[string]any) (*node, error) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if refused[k] {
+			if k == "propertyNames" && isTrivialPropertyNames(m[k]) {
+				continue
+			}
+			if k == "patternProperties" {
+				if pp, ok := m[k].(map[string]any); ok && len(pp) == 0 {
+					continue
+				}
+			}
+			return nil, unsupported(ptrJoin(ptr, k), "keyword %q", k)
+		}
+	}
+	n, err := c.compileLocal(ptr, m)
+	if err != nil {
+		return nil, err
+	}
+	if v, ok := m["allOf"]; ok {
+		subs, ok := v.([]any)
+		if !ok {
+			return nil, invalid(ptrJoin(ptr, "allOf"), "not an array")
+		}
+		for i, s := range subs {
+			sn, err := c.schema(ptrJoin(ptr, "allOf", strconv.Itoa(i)), s)
+			if err != nil {
+				return nil, err
+			}
+			if n, err = c.intersect(ptr, n, sn); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		v, ok := m[kw]
+		if !ok {
+			continue
+		}
+		subs, ok := v.([]any)
+		if !ok || len(subs) == 0 {
+			return nil, invalid(ptrJoin(ptr, kw), "not a non-empty array")
+		}
+		var alts []*node
+		for i, s := range subs {
+			sn, err := c.schema(ptrJoin(ptr, kw, strconv.Itoa(i)), s)
+			if err != nil {
+				return nil, err
+			}
+			alts = append(alts, sn)
+		}
+		if kw == "oneOf" {
+			for i := range alts {
+				for j := i + 1; j < len(alts); j++ {
+					if !c.disjoint(alts[i], alts[j], 4) {
+						return nil, unsupported(ptrJoin(ptr, kw), "oneOf branches %d and %d may overlap (oneOf is only taken as anyOf when its branches are provably disjoint)", i, j)
+					}
+				}
+			}
+		}
+		u, err := c.union(ptr, alts)
+		if err != nil {
+			return nil, err
+		}
+		if n, err = c.intersect(ptr, n, u); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// onlyAnnotations reports whether m has no keyword but $ref and
+// annotations (unknown keywords are annotations too).
+func onlyAnnotations(m map[string]any) bool {
+	for k := range m {
+		if k != "$ref" && (handled[k] || refused[k]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isTrivialPropertyNames(v any) bool {
+	switch x := v.(type) {
+	case bool:
+		return x
+	case map[string]any:
+		for k, vv := range x {
+			if annotations[k] {
+				continue
+			}
+			if k == "type" && vv == "string" {
+				continue
+			}
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+const (
+	tNull = 1 << iota
+	tBool
+	tInteger
+	tNumber
+	tString
+	tObject
+	tArray
+	tAll = tNull | tBool | tInteger | tNumber | tString | tObject | tArray
+)
+
+var typeBits = map[string]int{
+	"null": tNull, "boolean": tBool, "integer": tInteger, "number": tNumber | tInteger,
+	"string": tString, "object": tObject, "array": tArray,
+}
+
+// compileLocal compiles the keywords of m other than $ref, allOf, anyOf and
+// oneOf.
+func (c *compiler) compileLocal(ptr string, m map[string]any) (*node, error) {
+	types := tAll
+	if t, ok := m["type"]; ok {
+		types = 0
+		switch x := t.(type) {
+		case string:
+			b, ok := typeBits[x]
+			if !ok {
+				return nil, invalid(ptrJoin(ptr, "type"), "unknown type %q", x)
+			}
+			types = b
+		case []any:
+			for _, e := range x {
+				s, _ := e.(string)
+				b, ok := typeBits[s]
+				if !ok {
+					return nil, invalid(ptrJoin(ptr, "type"), "unknown type %v", e)
+				}
+				types |= b
+			}
+		default:
+			return nil, invalid(ptrJoin(ptr, "type"), "not a string or an array")
+		}
+	}
+	n := c.newNode()
+	n.null = types&tNull != 0
+	n.tru = types&tBool != 0
+	n.fal = n.tru
+	var err error
+	if types&(tInteger|tNumber) != 0 {
+		if n.num, err = c.numberNode(ptr, m, types&tNumber == 0); err != nil {
+			return nil, err
+		}
+	}
+	if types&tString != 0 {
+		if err = c.stringNode(ptr, m, n); err != nil {
+			return nil, err
+		}
+	}
+	if types&tObject != 0 {
+		o, err := c.objectSpec(ptr, m)
+		if err != nil {
+			return nil, err
+		}
+		n.objs = []*objSpec{o}
+	}
+	if types&tArray != 0 {
+		a, err := c.arraySpec(ptr, m)
+		if err != nil {
+			return nil, err
+		}
+		n.arrs = []*arrSpec{a}
+	}
+	var values []any
+	if v, ok := m["enum"]; ok {
+		vs, ok := v.([]any)
+		if !ok {
+			return nil, invalid(ptrJoin(ptr, "enum"), "not an array")
+		}
+		values = vs
+	}
+	if v, ok := m["const"]; ok {
+		if _, had := m["enum"]; had {
+			return nil, unsupported(ptr, "both enum and const")
+		}
+		values = []any{v}
+	}
+	if values != nil || m["enum"] != nil {
+		en, err := c.enumNode(ptr, values)
+		if err != nil {
+			return nil, err
+		}
+		return c.intersect(ptr, n, en)
+	}
+	return n, nil
+}
+
+func number(v any) (*big.Rat, bool) {
+	jn, ok := v.(json.Number)
+	if !ok {
+		return nil, false
+	}
+	r, ok := new(big.Rat).SetString(string(jn))
+	return r, ok
+}
+
+func (c *compiler) numberNode(ptr string, m map[string]any, integer bool) (*dfa, error) {
+	d := c.numberDFA
+	if integer {
+		d = c.intDFA
+	}
+	if v, ok := m["multipleOf"]; ok {
+		r, ok := number(v)
+		if !ok || r.Sign() <= 0 {
+			return nil, invalid(ptrJoin(ptr, "multipleOf"), "not a positive number")
+		}
+		if !r.IsInt() || !integer {
+			return nil, unsupported(ptrJoin(ptr, "multipleOf"), "multipleOf %s on a number (only integer multiples of integers are done)", r.RatString())
+		}
+		if !r.Num().IsInt64() || r.Num().Int64() > 1000 {
+			return nil, unsupported(ptrJoin(ptr, "multipleOf"), "multipleOf %s above 1000", r.RatString())
+		}
+		md, err := multipleDFA(int(r.Num().Int64()))
+		if err != nil {
+			return nil, &SchemaError{Pointer: ptrJoin(ptr, "multipleOf"), Err: err}
+		}
+		if d, err = product(d, md, opAnd); err != nil {
+			return nil, &SchemaError{Pointer: ptr, Err: err}
+		}
+	}
+	type bound struct {
+		kw        string
+		lower     bool
+		exclusive bool
+	}
+	for _, b := range []bound{{"minimum", true, false}, {"maximum", false, false}, {"exclusiveMinimum", true, true}, {"exclusiveMaximum", false, true}} {
+		v, ok := m[b.kw]
+		if !ok {
+			continue
+		}
+		kptr := ptrJoin(ptr, b.kw)
+		if bv, isBool := v.(bool); isBool {
+			// Draft 4: a boolean that makes minimum or maximum exclusive.
+			if !bv {
+				continue
+			}
+			base := "minimum"
+			if !b.lower {
+				base = "maximum"
+			}
+			if v, ok = m[base]; !ok {
+				continue
+			}
+		} else if b.exclusive == false && c.draft4 {
+			if ex, _ := m["exclusive"+strings.ToUpper(b.kw[:1])+b.kw[1:]].(bool); ex {
+				continue // done by the boolean form
+			}
+		}
+		r, ok := number(v)
+		if !ok {
+			return nil, invalid(kptr, "not a number")
+		}
+		re, err := boundRegexp(r, b.lower, integer)
+		if err != nil {
+			return nil, unsupported(kptr, "%v", err)
+		}
+		bd, err := anchoredDFA(re)
+		if err != nil {
+			return nil, &SchemaError{Pointer: kptr, Err: err}
+		}
+		if b.exclusive || (c.draft4 && isTrue(m["exclusive"+strings.ToUpper(b.kw[:1])+b.kw[1:]])) {
+			eq, err := anchoredDFA(equalRegexp(r, integer))
+			if err != nil {
+				return nil, &SchemaError{Pointer: kptr, Err: err}
+			}
+			if bd, err = product(bd, eq, opAndNot); err != nil {
+				return nil, &SchemaError{Pointer: kptr, Err: err}
+			}
+		}
+		if d, err = product(d, bd, opAnd); err != nil {
+			return nil, &SchemaError{Pointer: kptr, Err: err}
+		}
+	}
+	return d, nil
+}
+
+func isTrue(v any) bool { b, _ := v.(bool); return b }
+
+// multipleDFA accepts integers divisible by k (any sign).
+func multipleDFA(k int) (*dfa, error) {
+	d := &dfa{ncls: 12}
+	for b := 0; b < 256; b++ {
+		d.cls[b] = 11
+	}
+	for b := '0'; b <= '9'; b++ {
+		d.cls[b] = uint8(b - '0')
+	}
+	d.cls['-'] = 10
+	// State 0: start (before the sign); states 1..k: remainder r+1.
+	for s := 0; s <= k; s++ {
+		d.accept = append(d.accept, s == 1)
+		for c := 0; c < 12; c++ {
+			switch {
+			case c < 10 && s == 0:
+				d.next = append(d.next, int32(c%k+1))
+			case c < 10:
+				d.next = append(d.next, int32(((s-1)*10+c)%k+1))
+			case c == 10 && s == 0:
+				d.next = append(d.next, 0) // a sign keeps the start state
+			default:
+				d.next = append(d.next, -1)
+			}
+		}
+	}
+	// The start state accepts the sign once: the integer DFA it is
+	// intersected with allows one sign at most.
+	return d.trim(), nil
+}
+
+func (c *compiler) stringNode(ptr string, m map[string]any, n *node) error {
+	d := universalDFA
+	if v, ok := m["pattern"]; ok {
+		s, ok := v.(string)
+		if !ok {
+			return invalid(ptrJoin(ptr, "pattern"), "not a string")
+		}
+		pd, err := searchDFA(s)
+		if err != nil {
+			return &SchemaError{Pointer: ptrJoin(ptr, "pattern"), Err: err}
+		}
+		if d, err = product(d, pd, opAnd); err != nil {
+			return &SchemaError{Pointer: ptrJoin(ptr, "pattern"), Err: err}
+		}
+	}
+	if v, ok := m["format"]; ok {
+		s, _ := v.(string)
+		fd, err := c.formatDFA(ptrJoin(ptr, "format"), s)
+		if err != nil {
+			return err
+		}
+		if fd != nil {
+			if d, err = product(d, fd, opAnd); err != nil {
+				return &SchemaError{Pointer: ptrJoin(ptr, "format"), Err: err}
+			}
+		}
+	}
+	minL, maxL := 0, -1
+	if v, ok := m["minLength"]; ok {
+		r, ok := number(v)
+		if !ok || !r.IsInt() || r.Sign() < 0 || !r.Num().IsInt64() {
+			return invalid(ptrJoin(ptr, "minLength"), "not a non-negative integer")
+		}
+		minL = int(min(r.Num().Int64(), 1<<30))
+	}
+	if v, ok := m["maxLength"]; ok {
+		r, ok := number(v)
+		if !ok || !r.IsInt() || r.Sign() < 0 || !r.Num().IsInt64() {
+			return invalid(ptrJoin(ptr, "maxLength"), "not a non-negative integer")
+		}
+		maxL = int(min(r.Num().Int64(), 1<<30))
+	}
+	if minL > 0 || maxL >= 0 {
+		if d != nil && d.universal {
+			n.str = d
+			n.strCount = true
+			n.strMin, n.strMax = minL, maxL
+			if maxL >= 0 && minL > maxL {
+				n.str = nil
+			}
+			return nil
+		}
+		ld, err := lengthDFA(minL, maxL)
+		if err != nil {
+			return unsupported(ptr, "minLength/maxLength with a pattern or format: %v", err)
+		}
+		if d, err = product(d, ld, opAnd); err != nil {
+			return unsupported(ptr, "minLength/maxLength with a pattern or format: %v", err)
+		}
+	}
+	n.str = d
+	return nil
+}
+
+func (c *compiler) objectSpec(ptr string, m map[string]any) (*objSpec, error) {
+	props := map[string]*node{}
+	if v, ok := m["properties"]; ok {
+		pm, ok := v.(map[string]any)
+		if !ok {
+			return nil, invalid(ptrJoin(ptr, "properties"), "not an object")
+		}
+		for k, sv := range pm {
+			pn, err := c.schema(ptrJoin(ptr, "properties", k), sv)
+			if err != nil {
+				return nil, err
+			}
+			props[k] = pn
+		}
+	}
+	addl := c.anyNode()
+	if v, ok := m["additionalProperties"]; ok {
+		an, err := c.schema(ptrJoin(ptr, "additionalProperties"), v)
+		if err != nil {
+			return nil, err
+		}
+		addl = an
+	}
+	var required []string
+	if v, ok := m["required"]; ok {
+		rs, ok := v.([]any)
+		if !ok {
+			return nil, invalid(ptrJoin(ptr, "required"), "not an array")
+		}
+		for _, r := range rs {
+			s, ok := r.(string)
+			if !ok {
+				return nil, invalid(ptrJoin(ptr, "required"), "not an array of strings")
+			}
+			required = append(required, s)
+			if _, ok := props[s]; !ok {
+				props[s] = addl // a required key that only additionalProperties describes
+			}
+		}
+	}
+	names := make([]string, 0, len(props))
+	for k := range props {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	nodes := make([]*node, len(names))
+	for i, k := range names {
+		nodes[i] = props[k]
+	}
+	minP, maxP := 0, -1
+	if v, ok := m["minProperties"]; ok {
+		r, ok := number(v)
+		if !ok || !r.IsInt() || r.Sign() < 0 {
+			return nil, invalid(ptrJoin(ptr, "minProperties"), "not a non-negative integer")
+		}
+		minP = int(min(r.Num().Int64(), 1<<30))
+	}
+	if v, ok := m["maxProperties"]; ok {
+		r, ok := number(v)
+		if !ok || !r.IsInt() || r.Sign() < 0 {
+			return nil, invalid(ptrJoin(ptr, "maxProperties"), "not a non-negative integer")
+		}
+		maxP = int(min(r.Num().Int64(), 1<<30))
+	}
+	var addlNode *node
+	if !isFalseNode(addl) {
+		addlNode = addl
+	}
+	if minP > 1 && addlNode != nil {
+		return nil, unsupported(ptrJoin(ptr, "minProperties"), "minProperties above 1 with additional properties allowed (duplicate keys cannot be told apart)")
+	}
+	o := c.newObj(names, nodes, addlNode, minP, maxP)
+	for _, r := range required {
+		i := sort.SearchStrings(names, r)
+		if !o.req.has(i) {
+			o.req = o.req.with(i, len(names))
+			o.nreq++
+		}
+	}
+	if len(names) > 64 && o.req.big == nil {
+		o.req.big = make([]uint64, (len(names)+63)/64)
+	}
+	return o, nil
+}
+
+// isFalseNode reports whether n can be seen to accept nothing before the
+// emptiness analysis (a false schema).
+func isFalseNode(n *node) bool {
+	n = n.deref()
+	return !n.filling && !n.null && !n.tru && !n.fal && n.str == nil && n.num == nil && len(n.objs) == 0 && len(n.arrs) == 0
+}
+
+func (c *compiler) arraySpec(ptr string, m map[string]any) (*arrSpec, error) {
+	a := &arrSpec{items: c.anyNode(), maxItems: -1}
+	c.arrs = append(c.arrs, a)
+	tuple := func(kw string, v any) error {
+		list, ok := v.([]any)
+		if !ok {
+			return invalid(ptrJoin(ptr, kw), "not an array")
+		}
+		for i, s := range list {
+			sn, err := c.schema(ptrJoin(ptr, kw, strconv.Itoa(i)), s)
+			if err != nil {
+				return err
+			}
+			a.prefix = append(a.prefix, sn)
+		}
+		return nil
+	}
+	if v, ok := m["prefixItems"]; ok {
+		if err := tuple("prefixItems", v); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := m["items"]; ok {
+		if _, isList := v.([]any); isList {
+			if _, both := m["prefixItems"]; both {
+				return nil, invalid(ptrJoin(ptr, "items"), "an array beside prefixItems")
+			}
+			if err := tuple("items", v); err != nil {
+				return nil, err
+			}
+			if av, ok := m["additionalItems"]; ok {
+				an, err := c.schema(ptrJoin(ptr, "additionalItems"), av)
+				if err != nil {
+					return nil, err
+				}
+				a.items = an
+			}
+		} else {
+			in, err := c.schema(ptrJoin(ptr, "items"), v)
+			if err != nil {
+				return nil, err
+			}
+			a.items = in
+		}
+	}
+	if v, ok := m["minItems"]; ok {
+		r, ok := number(v)
+		if !ok || !r.IsInt() || r.Sign() < 0 {
+			return nil, invalid(ptrJoin(ptr, "minItems"), "not a non-negative integer")
+		}
+		a.minItems = int(min(r.Num().Int64(), 1<<30))
+	}
+	if v, ok := m["maxItems"]; ok {
+		r, ok := number(v)
+		if !ok || !r.IsInt() || r.Sign() < 0 {
+			return nil, invalid(ptrJoin(ptr, "maxItems"), "not a non-negative integer")
+		}
+		a.maxItems = int(min(r.Num().Int64(), 1<<30))
+	}
+	if isFalseNode(a.items) {
+		a.items = nil
+	}
+	if isTrue(m["uniqueItems"]) && !(a.maxItems >= 0 && a.maxItems <= 1) {
+		return nil, unsupported(ptrJoin(ptr, "uniqueItems"), "uniqueItems")
+	}
+	return a, nil
+}
+
+// enumNode builds the node accepting exactly the given values.
+func (c *compiler) enumNode(ptr string, values []any) (*node, error) {
+	n := c.newNode()
+	var strs []string
+	var nums []string
+	for _, v := range values {
+		switch x := v.(type) {
+		case nil:
+			n.null = true
+		case bool:
+			if x {
+				n.tru = true
+			} else {
+				n.fal = true
+			}
+		case string:
+			strs = append(strs, x)
+		case json.Number:
+			r, ok := number(x)
+			if !ok {
+				return nil, invalid(ptr, "bad number %v in enum", x)
+			}
+			if _, _, ok := decimal(r); !ok {
+				return nil, unsupported(ptr, "enum number %v", x)
+			}
+			nums = append(nums, `(?:`+equalRegexp(r, false)+`)`)
+		case map[string]any, []any:
+			cn, err := c.constNode(ptr, v)
+			if err != nil {
+				return nil, err
+			}
+			n.objs = append(n.objs, cn.objs...)
+			n.arrs = append(n.arrs, cn.arrs...)
+		}
+	}
+	var err error
+	if len(strs) > 0 {
+		if n.str, err = literalsDFA(dedup(strs)); err != nil {
+			return nil, &SchemaError{Pointer: ptr, Err: err}
+		}
+	}
+	if len(nums) > 0 {
+		nd, err := anchoredDFA(strings.Join(dedup(nums), "|"))
+		if err != nil {
+			return nil, &SchemaError{Pointer: ptr, Err: err}
+		}
+		if n.num, err = product(c.numberDFA, nd, opAnd); err != nil {
+			return nil, &SchemaError{Pointer: ptr, Err: err}
+		}
+	}
+	return n, nil
+}
+
+func dedup(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+// constNode builds the node accepting exactly v.
+func (c *compiler) constNode(ptr string, v any) (*node, error) {
+	switch x := v.(type) {
+	case map[string]any:
+		names := make([]string, 0, len(x))
+		for k := range x {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		props := make([]*node, len(names))
+		for i, k := range names {
+			pn, err := c.constNode(ptr, x[k])
+			if err != nil {
+				return nil, err
+			}
+			props[i] = pn
+		}
+		o := c.newObj(names, props, nil, 0, -1)
+		for i := range names {
+			o.req = o.req.with(i, len(names))
+		}
+		o.nreq = len(names)
+		if len(names) > 64 && o.req.big == nil {
+			o.req.big = make([]uint64, (len(names)+63)/64)
+		}
+		n := c.newNode()
+		n.objs = []*objSpec{o}
+		return n, nil
+	case []any:
+		a := &arrSpec{minItems: len(x), maxItems: len(x)}
+		c.arrs = append(c.arrs, a)
+		for _, e := range x {
+			en, err := c.constNode(ptr, e)
+			if err != nil {
+				return nil, err
+			}
+			a.prefix = append(a.prefix, en)
+		}
+		n := c.newNode()
+		n.arrs = []*arrSpec{a}
+		return n, nil
+	}
+	return c.enumNode(ptr, []any{v})
+}
+
+// decodeSchema decodes JSON keeping numbers exact.
+func decodeSchema(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("data after the schema")
+	}
+	return v, nil
+}

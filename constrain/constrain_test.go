@@ -1,0 +1,213 @@
+package constrain
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/go-harmony/harmony"
+)
+
+var (
+	encOnce sync.Once
+	encVal  *harmony.Encoding
+)
+
+func testEncoding(t testing.TB) *harmony.Encoding {
+	encOnce.Do(func() {
+		var err error
+		encVal, err = harmony.LoadEncoding(harmony.HarmonyGptOss)
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	return encVal
+}
+
+// feed runs text through a fresh matcher of g token by token, checking
+// that each token's mask bit agrees with Accept. It returns the index of the
+// first refused token (-1 if none) and whether the end is accepted.
+func feed(t testing.TB, g *Grammar, text string, checkMask bool) (int, bool) {
+	t.Helper()
+	enc := testEncoding(t)
+	toks := enc.EncodeOrdinary(text)
+	m := g.NewMatcher()
+	mask := make([]uint64, g.MaskWords())
+	for i, tok := range toks {
+		allowed := m.IsAllowed(tok)
+		if checkMask {
+			m.FillMask(mask)
+			inMask := mask[tok/64]&(1<<(tok%64)) != 0
+			if inMask != allowed {
+				t.Fatalf("%q: token %d (%q): mask says %v, Accept says %v", text, i, tokText(enc, uint32(tok)), inMask, allowed)
+			}
+		}
+		if err := m.Accept(tok); err != nil {
+			if allowed {
+				t.Fatalf("IsAllowed and Accept disagree")
+			}
+			if !errors.Is(err, ErrTokenNotAllowed) {
+				t.Fatalf("error %v", err)
+			}
+			return i, false
+		}
+	}
+	return -1, m.CanEnd()
+}
+
+func tokText(enc *harmony.Encoding, tok uint32) string {
+	b, _ := enc.DecodeBytes([]harmony.Token{harmony.Token(tok)})
+	return string(b)
+}
+
+func compile(t testing.TB, schema string, opts *Options) *Grammar {
+	t.Helper()
+	g, err := CompileJSONSchema(testEncoding(t), []byte(schema), opts)
+	if err != nil {
+		t.Fatalf("compile %s: %v", schema, err)
+	}
+	return g
+}
+
+func TestAcceptReject(t *testing.T) {
+	tests := []struct {
+		schema string
+		good   []string
+		bad    []string
+	}{
+		{`{}`, []string{`1`, `{"a":[1,2,{"b":null}]}`, `"x\u00e9\ud83d\ude00"`, ` true `, `-0.5e+10`},
+			[]string{`{`, `[1,]`, `01`, `"\ud800"`, `tru`, `{"a" 1}`, `"a` + "\x01" + `"`}},
+		{`{"type":"integer","minimum":3,"maximum":120}`, []string{`3`, `99`, `120`, `100`},
+			[]string{`2`, `121`, `1000`, `-5`, `3.5`, `"3"`}},
+		{`{"type":"number","exclusiveMinimum":0,"maximum":1.5}`, []string{`0.1`, `1.5`, `1`, `1.49`},
+			[]string{`0`, `-0.0`, `1.51`, `2`}},
+		{`{"type":"string","enum":["red","green","é"]}`, []string{`"red"`, `"gr\u0065en"`, `"\u00e9"`, `"é"`},
+			[]string{`"re"`, `"blue"`, `"redd"`}},
+		{`{"type":"string","pattern":"^[a-z]+[0-9]$"}`, []string{`"abc1"`}, []string{`"1"`, `"abc"`, `"ABC1"`}},
+		{`{"type":"string","pattern":"[0-9]"}`, []string{`"ab1cd"`, `"9"`}, []string{`"abc"`}},
+		{`{"type":"string","minLength":2,"maxLength":3}`, []string{`"ab"`, `"abc"`, `"é😀"`}, []string{`"a"`, `"abcd"`}},
+		{`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"}},"required":["a"],"additionalProperties":false}`,
+			[]string{`{"a":1}`, `{"b":"x","a":2}`, `{ "a" : 1 , "b" : "" }`}, []string{`{}`, `{"b":"x"}`, `{"a":1,"c":2}`, `{"a":1,"a":2}`, `{"a":"1"}`}},
+		{`{"type":"object","additionalProperties":{"type":"boolean"}}`, []string{`{"x":true,"y":false}`, `{}`}, []string{`{"x":1}`}},
+		{`{"type":"array","prefixItems":[{"type":"string"},{"type":"integer"}],"items":false}`, []string{`["a",1]`, `["a"]`, `[]`}, []string{`["a",1,2]`, `[1]`}},
+		{`{"type":"array","items":{"type":"integer"},"minItems":2,"maxItems":3}`, []string{`[1,2]`, `[1,2,3]`}, []string{`[1]`, `[1,2,3,4]`}},
+		{`{"anyOf":[{"type":"object","properties":{"k":{"const":"a"},"x":{"type":"integer"}},"required":["k","x"]},{"type":"object","properties":{"k":{"const":"b"},"y":{"type":"string"}},"required":["k","y"]}]}`,
+			[]string{`{"k":"a","x":1}`, `{"x":1,"k":"a"}`, `{"k":"b","y":"s"}`}, []string{`{"k":"a","y":"s"}`, `{"k":"c"}`}},
+		{`{"$defs":{"t":{"type":"object","properties":{"c":{"type":"array","items":{"$ref":"#/$defs/t"}}},"additionalProperties":false}},"$ref":"#/$defs/t"}`,
+			[]string{`{"c":[{"c":[]},{}]}`, `{}`}, []string{`{"c":[{"d":1}]}`}},
+		{`{"type":"string","format":"date"}`, []string{`"2024-02-29"`, `"2023-12-31"`}, []string{`"2023-02-29"`, `"2023-13-01"`}},
+		{`{"type":"string","format":"date-time"}`, []string{`"2024-02-29T12:00:00Z"`, `"2024-02-29T12:00:00.5+01:00"`}, []string{`"2024-02-29 12:00:00Z"`}},
+		{`{"type":["string","null"],"maxLength":2}`, []string{`null`, `"ab"`}, []string{`"abc"`, `1`}},
+		{`{"const":{"a":[1,"x"]}}`, []string{`{"a":[1,"x"]}`, `{"a":[1.0,"x"]}`}, []string{`{"a":[1]}`, `{"a":[1,"x"],"b":1}`}},
+		{`{"type":"integer","multipleOf":3}`, []string{`9`, `-12`, `0`}, []string{`10`}},
+	}
+	for _, tc := range tests {
+		g := compile(t, tc.schema, nil)
+		for _, s := range tc.good {
+			if at, end := feed(t, g, s, true); at >= 0 || !end {
+				t.Errorf("%s: %q refused at token %d (end %v)", tc.schema, s, at, end)
+			}
+		}
+		for _, s := range tc.bad {
+			if at, end := feed(t, g, s, true); at < 0 && end {
+				t.Errorf("%s: %q accepted", tc.schema, s)
+			}
+		}
+	}
+}
+
+func TestRefused(t *testing.T) {
+	for _, s := range []string{
+		`{"not":{"type":"string"}}`,
+		`{"type":"string","format":"email"}`,
+		`{"oneOf":[{"type":"string"},{"type":"string","maxLength":3}]}`,
+		`{"$ref":"other.json#/a"}`,
+		`{"type":"array","uniqueItems":true}`,
+		`{"type":"string","pattern":"\\bword\\b"}`,
+	} {
+		_, err := CompileJSONSchema(testEncoding(t), []byte(s), nil)
+		var se *SchemaError
+		if !errors.As(err, &se) {
+			t.Errorf("%s: got %v, want a *SchemaError", s, err)
+		}
+	}
+}
+
+func TestWhitespace(t *testing.T) {
+	schema := `{"type":"object","properties":{"a":{"type":"array"}}}`
+	compact := compile(t, schema, &Options{Compact: true})
+	two := compile(t, schema, &Options{MaxWhitespace: 2})
+	for _, tc := range []struct {
+		g    *Grammar
+		text string
+		ok   bool
+	}{
+		{compact, `{"a":[1,2]}`, true},
+		{compact, `{"a": [1,2]}`, false},
+		{compact, `{"a":[1,2]} `, false},
+		{two, `{ "a" :  [ 1 ,2 ] }  `, true},
+		{two, `{"a":   [1]}`, false},
+		{two, "{\"a\":\n\t[1]}", true},
+	} {
+		at, end := feed(t, tc.g, tc.text, true)
+		if got := at < 0 && end; got != tc.ok {
+			t.Errorf("%q: accepted %v, want %v", tc.text, got, tc.ok)
+		}
+	}
+}
+
+// TestEscapes checks that string constraints apply to decoded text,
+// whichever way each character is written.
+func TestEscapes(t *testing.T) {
+	g := compile(t, `{"type":"object","properties":{"k":{"enum":["a\"b","é","😀","\n"]}},"additionalProperties":false}`, nil)
+	for _, s := range []string{`{"k":"a\"b"}`, `{"k":"a\u0022b"}`, `{"\u006b":"\u00E9"}`, `{"k":"\ud83d\ude00"}`, `{"k":"\n"}`, `{"k":"\u000a"}`} {
+		if at, end := feed(t, g, s, true); at >= 0 || !end {
+			t.Errorf("%q refused at %d", s, at)
+		}
+	}
+	for _, s := range []string{`{"k":"a\"c"}`, `{"k":"\ud83d"}`, `{"k":"\ude00"}`, `{"k":"\u00e8"}`, `{"j":"\n"}`} {
+		if at, end := feed(t, g, s, true); at < 0 && end {
+			t.Errorf("%q accepted", s)
+		}
+	}
+}
+
+// TestSpecialTokensNeverAllowed checks the mask of a fresh matcher.
+func TestSpecialTokensNeverAllowed(t *testing.T) {
+	g := compile(t, `{}`, nil)
+	mask := make([]uint64, g.MaskWords())
+	g.NewMatcher().FillMask(mask)
+	for tok := harmony.FirstSpecialToken; tok <= harmony.LastSpecialToken; tok++ {
+		if mask[tok/64]&(1<<(tok%64)) != 0 {
+			t.Fatalf("special token %d allowed", tok)
+		}
+	}
+	if err := g.NewMatcher().Accept(harmony.TokenCall); !errors.Is(err, ErrTokenNotAllowed) {
+		t.Fatalf("Accept(<|call|>) = %v", err)
+	}
+}
+
+func TestRefCycles(t *testing.T) {
+	for _, s := range []string{`{"$ref":"#"}`, `{"$ref":""}`, `{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}`} {
+		if _, err := CompileJSONSchema(testEncoding(t), []byte(s), nil); !errors.Is(err, ErrInvalidSchema) {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+}
+
+// TestConcurrentMatchers shares one Grammar between goroutines (run with
+// -race).
+func TestConcurrentMatchers(t *testing.T) {
+	g := compile(t, `{"type":"object","properties":{"s":{"type":"string","pattern":"x"},"n":{"type":"integer"}}}`, nil)
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if at, end := feed(t, g, `{"s":"abxcd","n":12}`, true); at >= 0 || !end {
+				t.Errorf("refused at %d", at)
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,859 @@
+package constrain
+
+// This file holds the byte-level automata every lexeme is checked with: the
+// decoded content of a string (pattern, format, enum, length), the text of a
+// number (type, range, enum) and the names of an object's properties. A
+// regular expression is parsed by regexp/syntax, built into a Thompson NFA
+// over UTF-8 bytes (rune ranges split into byte sequences, so an automaton
+// only ever accepts valid UTF-8) and determinized by subset construction.
+// Every DFA is trimmed: a state from which no accepting state can be reached
+// is removed, so "the transition exists" means "the prefix can still be
+// completed". That is what makes masks exact without lookahead.
+
+import (
+	"fmt"
+	"regexp/syntax"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// maxDFAStates bounds every automaton a schema builds (and maxNFAStates the
+// NFAs they come from); a schema that needs more is refused with
+// ErrTooComplex.
+const (
+	maxDFAStates = 20000
+	maxNFAStates = 200000
+	// maxSubsetTotal bounds the NFA states summed over the DFA states of a
+	// subset construction.
+	maxSubsetTotal = 2000000
+)
+
+// dfa is a trimmed deterministic automaton over bytes. State 0 is the start;
+// next[s*ncls+cls[b]] is the state after byte b, or -1 when no accepted
+// string has that prefix. A nil *dfa accepts nothing.
+type dfa struct {
+	ncls      int
+	cls       [256]uint8
+	next      []int32
+	accept    []bool
+	universal bool // accepts exactly every valid UTF-8 string
+	// ueq maps a state to the universal automaton's state with the same
+	// continuations, -1 for none (see univEqStates); set on string
+	// automata once compiled, nil otherwise.
+	ueq []int32
+}
+
+func (d *dfa) step(s int32, b byte) int32 { return d.next[int(s)*d.ncls+int(d.cls[b])] }
+
+func (d *dfa) states() int { return len(d.accept) }
+
+// bytes is the memory d holds.
+func (d *dfa) bytes() int { return 300 + 4*len(d.next) + len(d.accept) }
+
+// run feeds s from state st; -1 when s leaves the automaton.
+func (d *dfa) run(st int32, s string) int32 {
+	for i := 0; i < len(s) && st >= 0; i++ {
+		st = d.step(st, s[i])
+	}
+	return st
+}
+
+// matches reports whether d accepts s.
+func (d *dfa) matches(s string) bool {
+	if d == nil {
+		return false
+	}
+	st := d.run(0, s)
+	return st >= 0 && d.accept[st]
+}
+
+// NFA construction.
+
+const (
+	nByte  = iota // one byte in [lo, hi] to out
+	nSplit        // epsilon to out and out1
+	nEps          // epsilon to out
+	nBegin        // epsilon to out, only at the start of the text
+	nEnd          // epsilon to out, only at the end of the text
+	nMatch
+)
+
+type nstate struct {
+	op        uint8
+	lo, hi    byte
+	out, out1 int32
+}
+
+type nfa struct {
+	st  []nstate
+	err error
+}
+
+func (n *nfa) add(s nstate) int32 {
+	if len(n.st) >= maxNFAStates {
+		n.err = fmt.Errorf("%w: regular expression needs more than %d NFA states", ErrTooComplex, maxNFAStates)
+		return 0
+	}
+	n.st = append(n.st, s)
+	return int32(len(n.st) - 1)
+}
+
+// runeRange adds states matching one rune in [lo, hi] (surrogates excluded)
+// and going on to next; it returns the entry state, or -1 for an empty range.
+func (n *nfa) runeRange(lo, hi rune, next int32) int32 {
+	entry := int32(-1)
+	utf8Seqs(lo, hi, func(seq []byteRange) {
+		e := next
+		for i := len(seq) - 1; i >= 0; i-- {
+			e = n.add(nstate{op: nByte, lo: seq[i].lo, hi: seq[i].hi, out: e})
+		}
+		if entry < 0 {
+			entry = e
+		} else {
+			entry = n.add(nstate{op: nSplit, out: entry, out1: e})
+		}
+	})
+	return entry
+}
+
+// class adds states for a set of rune ranges (pairs lo, hi).
+func (n *nfa) class(ranges []rune, next int32) int32 {
+	entry := int32(-1)
+	for i := 0; i+1 < len(ranges); i += 2 {
+		e := n.runeRange(ranges[i], ranges[i+1], next)
+		if e < 0 {
+			continue
+		}
+		if entry < 0 {
+			entry = e
+		} else {
+			entry = n.add(nstate{op: nSplit, out: entry, out1: e})
+		}
+	}
+	return entry
+}
+
+var anyRune = []rune{0, unicode.MaxRune}
+
+// never returns a state with no way out (an empty class).
+func (n *nfa) never() int32 { return n.add(nstate{op: nByte, lo: 1, hi: 0}) }
+
+// compile adds states for re going on to next and returns the entry state.
+func (n *nfa) compile(re *syntax.Regexp, next int32) int32 {
+	if n.err != nil {
+		return 0
+	}
+	switch re.Op {
+	case syntax.OpNoMatch:
+		return n.never()
+	case syntax.OpEmptyMatch:
+		return next
+	case syntax.OpLiteral:
+		e := next
+		for i := len(re.Rune) - 1; i >= 0; i-- {
+			r := re.Rune[i]
+			ranges := []rune{r, r}
+			if re.Flags&syntax.FoldCase != 0 {
+				for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+					ranges = append(ranges, f, f)
+				}
+			}
+			e = n.class(ranges, e)
+			if e < 0 {
+				return n.never()
+			}
+		}
+		return e
+	case syntax.OpCharClass:
+		e := n.class(re.Rune, next)
+		if e < 0 {
+			return n.never()
+		}
+		return e
+	case syntax.OpAnyCharNotNL:
+		return n.class([]rune{0, '\n' - 1, '\n' + 1, unicode.MaxRune}, next)
+	case syntax.OpAnyChar:
+		return n.class(anyRune, next)
+	case syntax.OpBeginText:
+		return n.add(nstate{op: nBegin, out: next})
+	case syntax.OpEndText:
+		return n.add(nstate{op: nEnd, out: next})
+	case syntax.OpCapture:
+		return n.compile(re.Sub[0], next)
+	case syntax.OpConcat:
+		e := next
+		for i := len(re.Sub) - 1; i >= 0; i-- {
+			e = n.compile(re.Sub[i], e)
+		}
+		return e
+	case syntax.OpAlternate:
+		e := n.compile(re.Sub[0], next)
+		for _, sub := range re.Sub[1:] {
+			e = n.add(nstate{op: nSplit, out: e, out1: n.compile(sub, next)})
+		}
+		return e
+	case syntax.OpStar:
+		loop := n.add(nstate{op: nSplit})
+		body := n.compile(re.Sub[0], loop)
+		if n.err == nil {
+			n.st[loop].out, n.st[loop].out1 = body, next
+		}
+		return loop
+	case syntax.OpPlus:
+		loop := n.add(nstate{op: nSplit})
+		body := n.compile(re.Sub[0], loop)
+		if n.err == nil {
+			n.st[loop].out, n.st[loop].out1 = body, next
+		}
+		return body
+	case syntax.OpQuest:
+		return n.add(nstate{op: nSplit, out: n.compile(re.Sub[0], next), out1: next})
+	case syntax.OpRepeat:
+		if re.Max > 1000 || re.Min > 1000 {
+			n.err = fmt.Errorf("%w: repetition count above 1000", ErrTooComplex)
+			return 0
+		}
+		e := next
+		if re.Max < 0 {
+			e = n.compile(&syntax.Regexp{Op: syntax.OpStar, Sub: re.Sub, Flags: re.Flags}, next)
+		} else {
+			for i := re.Min; i < re.Max; i++ {
+				e = n.add(nstate{op: nSplit, out: n.compile(re.Sub[0], e), out1: next})
+			}
+		}
+		for i := 0; i < re.Min; i++ {
+			e = n.compile(re.Sub[0], e)
+		}
+		return e
+	}
+	// OpBeginLine, OpEndLine (multi-line mode), OpWordBoundary,
+	// OpNoWordBoundary: not done.
+	n.err = fmt.Errorf("%w: regular expression operator %v", ErrUnsupported, re.Op)
+	return 0
+}
+
+// parseRegexp parses an ECMA-262 pattern as Go's regexp package reads it
+// (RE2 syntax, Perl flags), which is what the validator does.
+func parseRegexp(pattern string) (*syntax.Regexp, error) {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil, err
+	}
+	return re.Simplify(), nil
+}
+
+// searchDFA compiles pattern with JSON Schema's semantics: the string
+// matches when it contains a match (unanchored), over valid UTF-8.
+func searchDFA(pattern string) (*dfa, error) {
+	re, err := parseRegexp(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("%w: pattern %q: %v", ErrInvalidSchema, pattern, err)
+	}
+	return regexpDFA(re, true)
+}
+
+// anchoredDFA compiles a pattern that must match the whole string.
+func anchoredDFA(pattern string) (*dfa, error) {
+	re, err := parseRegexp(`^(?:` + pattern + `)$`)
+	if err != nil {
+		return nil, err
+	}
+	return regexpDFA(re, false)
+}
+
+// literalsDFA accepts exactly the given strings (valid UTF-8).
+func literalsDFA(strs []string) (*dfa, error) {
+	if len(strs) == 0 {
+		return nil, nil
+	}
+	var b strings.Builder
+	for i, s := range strs {
+		if i > 0 {
+			b.WriteByte('|')
+		}
+		b.WriteString(regexpQuote(s))
+	}
+	return anchoredDFA(b.String())
+}
+
+// regexpQuote quotes s for regexp/syntax, escaping every rune outside
+// printable ASCII so that any string round-trips.
+func regexpQuote(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == ' ' || r == '_'):
+			b.WriteRune(r)
+		default:
+			b.WriteString(`\x{` + strconv.FormatInt(int64(r), 16) + `}`)
+		}
+	}
+	return b.String()
+}
+
+// regexpDFA builds the DFA of re; unanchored adds the implicit .* on both
+// sides of a search.
+func regexpDFA(re *syntax.Regexp, unanchored bool) (*dfa, error) {
+	n := &nfa{}
+	match := n.add(nstate{op: nMatch})
+	end := match
+	if unanchored {
+		end = n.add(nstate{op: nSplit, out1: match})
+		n.st[end].out = n.class(anyRune, end)
+	}
+	entry := n.compile(re, end)
+	if unanchored {
+		loop := n.add(nstate{op: nSplit, out1: entry})
+		n.st[loop].out = n.class(anyRune, loop)
+		entry = loop
+	}
+	if n.err != nil {
+		return nil, n.err
+	}
+	return n.determinize(entry)
+}
+
+// determinize runs the subset construction.
+func (n *nfa) determinize(entry int32) (*dfa, error) {
+	d := &dfa{}
+	// Byte classes: bytes that no range boundary separates behave alike.
+	var edge [257]bool
+	edge[0], edge[256] = true, true
+	for _, s := range n.st {
+		if s.op == nByte && s.lo <= s.hi {
+			edge[s.lo] = true
+			edge[int(s.hi)+1] = true
+		}
+	}
+	var rep []byte // a byte of each class
+	c := -1
+	for b := 0; b < 256; b++ {
+		if edge[b] {
+			c++
+			rep = append(rep, byte(b))
+		}
+		d.cls[b] = uint8(c)
+	}
+	d.ncls = c + 1
+
+	mark := make([]uint32, len(n.st))
+	gen := uint32(0)
+	var stack []int32
+	closure := func(set []int32, atStart, atEnd bool) []int32 {
+		gen++
+		var out []int32
+		stack = append(stack[:0], set...)
+		for len(stack) > 0 {
+			s := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if mark[s] == gen {
+				continue
+			}
+			mark[s] = gen
+			st := &n.st[s]
+			switch st.op {
+			case nByte, nMatch:
+				out = append(out, s)
+			case nSplit:
+				stack = append(stack, st.out1, st.out)
+			case nEps:
+				stack = append(stack, st.out)
+			case nBegin:
+				if atStart {
+					stack = append(stack, st.out)
+				}
+			case nEnd:
+				if atEnd {
+					stack = append(stack, st.out)
+				} else {
+					out = append(out, s)
+				}
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	key := func(set []int32) string {
+		b := make([]byte, 0, 4*len(set))
+		for _, s := range set {
+			b = append(b, byte(s), byte(s>>8), byte(s>>16), byte(s>>24))
+		}
+		return string(b)
+	}
+	index := map[string]int32{}
+	var sets [][]int32
+	total := 0 // NFA states held by all DFA states: bounds time and memory
+	addSet := func(set []int32) (int32, error) {
+		k := key(set)
+		if i, ok := index[k]; ok {
+			return i, nil
+		}
+		total += len(set)
+		if len(sets) >= maxDFAStates || total > maxSubsetTotal {
+			return 0, fmt.Errorf("%w: automaton needs more than %d states", ErrTooComplex, maxDFAStates)
+		}
+		i := int32(len(sets))
+		index[k] = i
+		sets = append(sets, set)
+		return i, nil
+	}
+	if _, err := addSet(closure([]int32{entry}, true, false)); err != nil {
+		return nil, err
+	}
+	var moved []int32
+	for i := 0; i < len(sets); i++ {
+		set := sets[i]
+		fin := closure(set, false, true)
+		acc := false
+		for _, s := range fin {
+			if n.st[s].op == nMatch {
+				acc = true
+			}
+		}
+		d.accept = append(d.accept, acc)
+		for c := 0; c < d.ncls; c++ {
+			b := rep[c]
+			moved = moved[:0]
+			for _, s := range set {
+				if st := &n.st[s]; st.op == nByte && st.lo <= b && b <= st.hi {
+					moved = append(moved, st.out)
+				}
+			}
+			if len(moved) == 0 {
+				d.next = append(d.next, -1)
+				continue
+			}
+			j, err := addSet(closure(moved, false, false))
+			if err != nil {
+				return nil, err
+			}
+			d.next = append(d.next, j)
+		}
+	}
+	return d.trim(), nil
+}
+
+// trim removes the states that cannot reach an accepting state; nil when the
+// start state is one of them.
+func (d *dfa) trim() *dfa {
+	ns := d.states()
+	live := make([]bool, ns)
+	// Reverse edges.
+	rev := make([][]int32, ns)
+	for s := 0; s < ns; s++ {
+		for c := 0; c < d.ncls; c++ {
+			if t := d.next[s*d.ncls+c]; t >= 0 {
+				rev[t] = append(rev[t], int32(s))
+			}
+		}
+	}
+	var stack []int32
+	for s := 0; s < ns; s++ {
+		if d.accept[s] {
+			live[s] = true
+			stack = append(stack, int32(s))
+		}
+	}
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, p := range rev[s] {
+			if !live[p] {
+				live[p] = true
+				stack = append(stack, p)
+			}
+		}
+	}
+	if ns == 0 || !live[0] {
+		return nil
+	}
+	// Renumber the live states reachable from the start, in BFS order.
+	num := make([]int32, ns)
+	for i := range num {
+		num[i] = -1
+	}
+	order := []int32{0}
+	num[0] = 0
+	for i := 0; i < len(order); i++ {
+		s := order[i]
+		for c := 0; c < d.ncls; c++ {
+			if t := d.next[int(s)*d.ncls+c]; t >= 0 && live[t] && num[t] < 0 {
+				num[t] = int32(len(order))
+				order = append(order, t)
+			}
+		}
+	}
+	out := &dfa{ncls: d.ncls, cls: d.cls, universal: d.universal}
+	out.next = make([]int32, 0, len(order)*d.ncls)
+	for _, s := range order {
+		out.accept = append(out.accept, d.accept[s])
+		for c := 0; c < d.ncls; c++ {
+			t := d.next[int(s)*d.ncls+c]
+			if t >= 0 && live[t] {
+				out.next = append(out.next, num[t])
+			} else {
+				out.next = append(out.next, -1)
+			}
+		}
+	}
+	return out.compactClasses()
+}
+
+// compactClasses merges byte classes whose columns are identical.
+func (d *dfa) compactClasses() *dfa {
+	ns := d.states()
+	colKey := func(c int) string {
+		b := make([]byte, 0, 4*ns)
+		for s := 0; s < ns; s++ {
+			t := d.next[s*d.ncls+c]
+			b = append(b, byte(t), byte(t>>8), byte(t>>16), byte(t>>24))
+		}
+		return string(b)
+	}
+	idx := map[string]int{}
+	remap := make([]int, d.ncls)
+	var keep []int
+	for c := 0; c < d.ncls; c++ {
+		k := colKey(c)
+		if j, ok := idx[k]; ok {
+			remap[c] = j
+			continue
+		}
+		idx[k] = len(keep)
+		remap[c] = len(keep)
+		keep = append(keep, c)
+	}
+	if len(keep) == d.ncls {
+		return d
+	}
+	out := &dfa{ncls: len(keep), accept: d.accept, universal: d.universal}
+	for b := 0; b < 256; b++ {
+		out.cls[b] = uint8(remap[d.cls[b]])
+	}
+	out.next = make([]int32, 0, ns*len(keep))
+	for s := 0; s < ns; s++ {
+		for _, c := range keep {
+			out.next = append(out.next, d.next[s*d.ncls+c])
+		}
+	}
+	return out
+}
+
+// Product construction.
+
+type productOp uint8
+
+const (
+	opAnd productOp = iota
+	opOr
+	opAndNot
+)
+
+// product combines a and b (nil is the empty language) by op.
+func product(a, b *dfa, op productOp) (*dfa, error) {
+	switch op {
+	case opAnd:
+		if a == nil || b == nil {
+			return nil, nil
+		}
+		if a.universal {
+			return b, nil
+		}
+		if b.universal {
+			return a, nil
+		}
+	case opOr:
+		if a == nil {
+			return b, nil
+		}
+		if b == nil || a == b {
+			return a, nil
+		}
+		if a.universal || b.universal {
+			return universalDFA, nil
+		}
+	case opAndNot:
+		if a == nil || b == nil {
+			return a, nil
+		}
+		if b.universal {
+			return nil, nil
+		}
+	}
+	d := &dfa{}
+	type pair struct{ ca, cb uint8 }
+	clsOf := map[pair]uint8{}
+	var reps []byte
+	for x := 0; x < 256; x++ {
+		var p pair
+		if a != nil {
+			p.ca = a.cls[x]
+		}
+		if b != nil {
+			p.cb = b.cls[x]
+		}
+		c, ok := clsOf[p]
+		if !ok {
+			c = uint8(len(reps))
+			clsOf[p] = c
+			reps = append(reps, byte(x))
+		}
+		d.cls[x] = c
+	}
+	d.ncls = len(reps)
+	type st struct{ a, b int32 }
+	index := map[st]int32{{0, 0}: 0}
+	states := []st{{0, 0}}
+	for i := 0; i < len(states); i++ {
+		s := states[i]
+		accA := s.a >= 0 && a.accept[s.a]
+		accB := s.b >= 0 && b != nil && b.accept[s.b]
+		switch op {
+		case opAnd:
+			d.accept = append(d.accept, accA && accB)
+		case opOr:
+			d.accept = append(d.accept, accA || accB)
+		case opAndNot:
+			d.accept = append(d.accept, accA && !accB)
+		}
+		for _, x := range reps {
+			t := st{-1, -1}
+			if s.a >= 0 && a != nil {
+				t.a = a.step(s.a, x)
+			}
+			if s.b >= 0 && b != nil {
+				t.b = b.step(s.b, x)
+			}
+			dead := false
+			switch op {
+			case opAnd:
+				dead = t.a < 0 || t.b < 0
+			case opOr:
+				dead = t.a < 0 && t.b < 0
+			case opAndNot:
+				dead = t.a < 0
+			}
+			if dead {
+				d.next = append(d.next, -1)
+				continue
+			}
+			j, ok := index[t]
+			if !ok {
+				if len(states) >= maxDFAStates {
+					return nil, fmt.Errorf("%w: automaton needs more than %d states", ErrTooComplex, maxDFAStates)
+				}
+				j = int32(len(states))
+				index[t] = j
+				states = append(states, t)
+			}
+			d.next = append(d.next, j)
+		}
+	}
+	return d.trim(), nil
+}
+
+// universalDFA accepts every valid UTF-8 string.
+var universalDFA = func() *dfa {
+	d, err := anchoredDFA(`(?s).*`)
+	if err != nil {
+		panic(err)
+	}
+	d.universal = true
+	return d
+}()
+
+// lengthDFA accepts the valid UTF-8 strings of min to max code points
+// (max < 0: no upper bound); nil when that is too many states.
+func lengthDFA(min, max int) (*dfa, error) {
+	if max >= 0 && min > max {
+		return nil, nil
+	}
+	top := min
+	if max >= 0 {
+		top = max
+	}
+	if top > maxDFAStates/8 {
+		return nil, fmt.Errorf("%w: string length bound %d", ErrTooComplex, top)
+	}
+	// Count code points by their lead bytes; the universal DFA keeps the
+	// bytes valid UTF-8.
+	d := &dfa{ncls: 2}
+	for b := 0x80; b < 0xC0; b++ {
+		d.cls[b] = 1
+	}
+	for c := 0; c <= top; c++ {
+		d.accept = append(d.accept, c >= min)
+		nx := int32(c + 1)
+		if c == top {
+			nx = -1
+			if max < 0 {
+				nx = int32(c)
+			}
+		}
+		d.next = append(d.next, nx, int32(c))
+	}
+	return product(universalDFA, d.trim(), opAnd)
+}
+
+// liveInRange reports whether some code point in [lo, hi], written in UTF-8
+// from state s, leaves d in a live state. It is how an escape \uXXXX is
+// checked before all its hex digits are known.
+func (d *dfa) liveInRange(s int32, lo, hi rune) bool {
+	found := false
+	utf8Seqs(lo, hi, func(seq []byteRange) {
+		if !found {
+			found = d.liveSeq(s, seq)
+		}
+	})
+	return found
+}
+
+func (d *dfa) liveSeq(s int32, seq []byteRange) bool {
+	if len(seq) == 0 {
+		return true
+	}
+	var tried [256 / 64]uint64
+	r := seq[0]
+	for b := int(r.lo); b <= int(r.hi); b++ {
+		c := d.cls[b]
+		if tried[c/64]&(1<<(c%64)) != 0 {
+			continue
+		}
+		tried[c/64] |= 1 << (c % 64)
+		if t := d.step(s, byte(b)); t >= 0 && d.liveSeq(t, seq[1:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// UTF-8 range splitting.
+
+type byteRange struct{ lo, hi byte }
+
+// utf8Seqs calls emit with sequences of byte ranges whose concatenations
+// are exactly the UTF-8 encodings of the runes in [lo, hi], surrogates
+// excluded (the algorithm of Russ Cox's and Rust's utf8-ranges).
+func utf8Seqs(lo, hi rune, emit func([]byteRange)) {
+	if hi > unicode.MaxRune {
+		hi = unicode.MaxRune
+	}
+	if lo < 0 {
+		lo = 0
+	}
+	type rr struct{ lo, hi rune }
+	stack := []rr{{lo, hi}}
+	var buf [4]byteRange
+outer:
+	for len(stack) > 0 {
+		r := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if r.lo > r.hi {
+			continue
+		}
+		// Surrogates.
+		if r.lo < 0xE000 && r.hi > 0xD7FF {
+			if r.lo < 0xD800 {
+				stack = append(stack, rr{0xE000, r.hi}, rr{r.lo, 0xD7FF})
+			} else {
+				stack = append(stack, rr{0xE000, r.hi})
+			}
+			continue
+		}
+		// Split at encoding length boundaries.
+		for _, max := range []rune{0x7F, 0x7FF, 0xFFFF} {
+			if r.lo <= max && max < r.hi {
+				stack = append(stack, rr{max + 1, r.hi}, rr{r.lo, max})
+				continue outer
+			}
+		}
+		if r.hi <= 0x7F {
+			emit([]byteRange{{byte(r.lo), byte(r.hi)}})
+			continue
+		}
+		for i := 1; i < 4; i++ {
+			m := rune(1)<<(6*i) - 1
+			if r.lo&^m != r.hi&^m {
+				if r.lo&m != 0 {
+					stack = append(stack, rr{(r.lo | m) + 1, r.hi}, rr{r.lo, r.lo | m})
+					continue outer
+				}
+				if r.hi&m != m {
+					stack = append(stack, rr{r.hi &^ m, r.hi}, rr{r.lo, (r.hi &^ m) - 1})
+					continue outer
+				}
+			}
+		}
+		var a, b [4]byte
+		na := utf8.EncodeRune(a[:], r.lo)
+		utf8.EncodeRune(b[:], r.hi)
+		for i := 0; i < na; i++ {
+			buf[i] = byteRange{a[i], b[i]}
+		}
+		emit(buf[:na])
+	}
+}
+
+// univEq returns, for each state of d, the state of universalDFA that
+// accepts exactly the same continuations, or -1: the states where the
+// content is no longer constrained (after a pattern's match, say), whose
+// string masks are those of the universal automaton. Computed by
+// refinement from all pairs with equal acceptance; nil when d is too big.
+func (d *dfa) univEqStates() []int32 {
+	u := universalDFA
+	ns, nu := d.states(), u.states()
+	if ns*nu > 1<<16 {
+		return nil
+	}
+	// Representative bytes of the joint classes.
+	var reps []byte
+	seen := map[[2]uint8]bool{}
+	for b := 0; b < 256; b++ {
+		k := [2]uint8{d.cls[b], u.cls[b]}
+		if !seen[k] {
+			seen[k] = true
+			reps = append(reps, byte(b))
+		}
+	}
+	eq := make([]bool, ns*nu)
+	for q := 0; q < ns; q++ {
+		for s := 0; s < nu; s++ {
+			eq[q*nu+s] = d.accept[q] == u.accept[s]
+		}
+	}
+	for round, changed := 0, true; changed; round++ {
+		if round > 200 {
+			return nil // slow to settle: no fast path, masks stay exact
+		}
+		changed = false
+		for q := 0; q < ns; q++ {
+			for s := 0; s < nu; s++ {
+				if !eq[q*nu+s] {
+					continue
+				}
+				for _, b := range reps {
+					tq, ts := d.step(int32(q), b), u.step(int32(s), b)
+					if (tq < 0) != (ts < 0) || tq >= 0 && !eq[int(tq)*nu+int(ts)] {
+						eq[q*nu+s] = false
+						changed = true
+						break
+					}
+				}
+			}
+		}
+	}
+	out := make([]int32, ns)
+	for q := range out {
+		out[q] = -1
+		for s := 0; s < nu; s++ {
+			if eq[q*nu+s] {
+				out[q] = int32(s)
+				break
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,285 @@
+package constrain
+
+// The compiled form of a schema: a graph of nodes, one per kind of JSON
+// value a location may hold. A node lists what it allows of each JSON type:
+// null and the two booleans as flags, strings and numbers as DFAs (over the
+// decoded content of a string, and the text of a number), objects and arrays
+// as specs whose members and elements are nodes again (recursion through
+// $ref is a cycle in the graph). A node may hold several object or array
+// specs: the branches of an anyOf, which the matcher follows side by side.
+
+import "math/bits"
+
+type node struct {
+	null, tru, fal bool
+	str            *dfa // decoded string content; nil: no strings
+	// strMin and strMax bound the code points of a string (strMax < 0:
+	// unbounded) when str is universal and the bounds are counted by the
+	// matcher instead of the automaton.
+	strCount       bool
+	strMin, strMax int
+	num            *dfa // the text of a number; nil: no numbers
+	objs           []*objSpec
+	arrs           []*arrSpec
+	// alts are anyOf branches that were still being compiled (recursive
+	// references) and so could not be merged in: each is followed apart.
+	alts []*node
+
+	nonempty bool  // some finite value matches
+	filling  bool  // being compiled (a $ref cycle reached it)
+	fwd      *node // this node is that one (a reference resolved late)
+}
+
+func (n *node) deref() *node {
+	for n != nil && n.fwd != nil {
+		n = n.fwd
+	}
+	return n
+}
+
+// resolveForwards replaces every pointer to a forwarding node.
+func (c *compiler) resolveForwards() {
+	for _, o := range c.objs {
+		for i, p := range o.props {
+			o.props[i] = p.deref()
+		}
+		o.addl = o.addl.deref()
+	}
+	for _, a := range c.arrs {
+		for i, p := range a.prefix {
+			a.prefix[i] = p.deref()
+		}
+		a.items = a.items.deref()
+	}
+	for _, n := range c.nodes {
+		for i, a := range n.alts {
+			n.alts[i] = a.deref()
+		}
+	}
+}
+
+// anyNode returns a node accepting every JSON value.
+func (c *compiler) anyNode() *node {
+	if c.any == nil {
+		n := c.newNode()
+		n.null, n.tru, n.fal = true, true, true
+		n.str = universalDFA
+		n.num = c.numberDFA
+		c.any = n
+		n.objs = []*objSpec{c.newObj(nil, nil, n, 0, -1)}
+		n.arrs = []*arrSpec{{items: n, maxItems: -1}}
+		c.arrs = append(c.arrs, n.arrs[0])
+	}
+	return c.any
+}
+
+func (n *node) isAny(c *compiler) bool { return n == c.any }
+
+type objSpec struct {
+	names    []string // sorted
+	props    []*node  // by name
+	req      seenSet  // required names
+	nreq     int
+	addl     *node // additional properties; nil: none
+	minProps int
+	maxProps int // -1: unbounded
+	keys     *keyDFA
+	empty    seenSet // names whose node is empty (never allowed)
+	nonempty bool
+}
+
+type arrSpec struct {
+	prefix   []*node
+	items    *node // after the prefix; nil: none
+	minItems int
+	maxItems int // -1: unbounded
+	nonempty bool
+}
+
+func (a *arrSpec) item(i int) *node {
+	if i < len(a.prefix) {
+		return a.prefix[i]
+	}
+	return a.items
+}
+
+// seenSet is a set of name indexes: inline up to 64, else copied on write.
+type seenSet struct {
+	small uint64
+	big   []uint64
+}
+
+func (s seenSet) has(i int) bool {
+	if s.big != nil {
+		return s.big[i/64]&(1<<(i%64)) != 0
+	}
+	return i < 64 && s.small&(1<<i) != 0
+}
+
+func (s seenSet) with(i int, n int) seenSet {
+	if n <= 64 {
+		return seenSet{small: s.small | 1<<i}
+	}
+	b := make([]uint64, (n+63)/64)
+	copy(b, s.big)
+	b[i/64] |= 1 << (i % 64)
+	return seenSet{big: b}
+}
+
+func (s seenSet) word(w int) uint64 {
+	if s.big != nil {
+		if w < len(s.big) {
+			return s.big[w]
+		}
+		return 0
+	}
+	if w == 0 {
+		return s.small
+	}
+	return 0
+}
+
+func (s seenSet) equal(t seenSet) bool {
+	if s.big == nil && t.big == nil {
+		return s.small == t.small
+	}
+	n := max(len(s.big), len(t.big), 1)
+	for w := 0; w < n; w++ {
+		if s.word(w) != t.word(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// count is the number of members of s in req (or all when req is nil-sized).
+func (s seenSet) countIn(req seenSet, n int) int {
+	c := 0
+	for w := 0; w < (n+63)/64; w++ {
+		c += bits.OnesCount64(s.word(w) & req.word(w))
+	}
+	return c
+}
+
+// anyFree reports whether some index in [lo, hi) is in neither a nor b.
+func anyFree(a, b seenSet, lo, hi int) bool {
+	for lo < hi {
+		w := lo / 64
+		end := min(hi, (w+1)*64)
+		var m uint64
+		if end-lo == 64 {
+			m = ^uint64(0)
+		} else {
+			m = ((1 << (end - lo)) - 1) << (lo % 64)
+		}
+		if m&^(a.word(w)|b.word(w)) != 0 {
+			return true
+		}
+		lo = end
+	}
+	return false
+}
+
+// keyDFA recognizes the keys of an object: the names of its properties
+// (a trie, states [0, ntrie)) and, when additional properties are allowed,
+// every other string (the universal UTF-8 automaton, states from ntrie).
+type keyDFA struct {
+	d      *dfa
+	ntrie  int32
+	name   []int32 // per trie state: the name ending there, or -1
+	ustate []int32 // per trie state: the universal UTF-8 automaton's state there
+	lo, hi []int32 // per trie state: the names with that prefix
+	other  []bool  // per state: accepting as a key that is no name
+	addl   bool    // other keys can be reached
+}
+
+func (c *compiler) newObj(names []string, props []*node, addl *node, minProps, maxProps int) *objSpec {
+	o := &objSpec{names: names, props: props, addl: addl, minProps: minProps, maxProps: maxProps}
+	c.objs = append(c.objs, o)
+	return o
+}
+
+// buildKeys builds the key automaton of o.
+func buildKeys(o *objSpec) *keyDFA {
+	u := universalDFA
+	addl := o.addl != nil
+	type tnode struct {
+		kids   [256]int32
+		name   int32
+		ustate int32
+		lo, hi int32
+	}
+	nodes := []tnode{{name: -1}}
+	for i := range nodes[0].kids {
+		nodes[0].kids[i] = -1
+	}
+	for j, nm := range o.names {
+		cur := int32(0)
+		us := int32(0)
+		for i := 0; i < len(nm); i++ {
+			us = u.step(us, nm[i])
+			nx := nodes[cur].kids[nm[i]]
+			if nx < 0 {
+				nx = int32(len(nodes))
+				t := tnode{name: -1, ustate: us, lo: int32(j)}
+				for k := range t.kids {
+					t.kids[k] = -1
+				}
+				nodes = append(nodes, t)
+				nodes[cur].kids[nm[i]] = nx
+			}
+			cur = nx
+			nodes[cur].hi = int32(j + 1)
+		}
+		nodes[cur].name = int32(j)
+	}
+	nodes[0].lo, nodes[0].hi = 0, int32(len(o.names))
+	nt := len(nodes)
+	nu := u.states()
+	k := &keyDFA{ntrie: int32(nt), addl: addl}
+	full := &dfa{ncls: 256}
+	for b := 0; b < 256; b++ {
+		full.cls[b] = uint8(b)
+	}
+	total := nt
+	if addl {
+		total += nu
+	}
+	full.next = make([]int32, 0, total*256)
+	for _, t := range nodes {
+		for b := 0; b < 256; b++ {
+			nx := t.kids[b]
+			if nx < 0 && addl {
+				if us := u.step(t.ustate, byte(b)); us >= 0 {
+					nx = int32(nt) + us
+				}
+			}
+			full.next = append(full.next, nx)
+		}
+		k.name = append(k.name, t.name)
+		k.ustate = append(k.ustate, t.ustate)
+		k.lo = append(k.lo, t.lo)
+		k.hi = append(k.hi, t.hi)
+		oth := addl && t.name < 0 && u.accept[t.ustate]
+		k.other = append(k.other, oth)
+		full.accept = append(full.accept, t.name >= 0 || oth)
+	}
+	if addl {
+		for s := 0; s < nu; s++ {
+			for b := 0; b < 256; b++ {
+				nx := u.step(int32(s), byte(b))
+				if nx >= 0 {
+					nx += int32(nt)
+				}
+				full.next = append(full.next, nx)
+			}
+			k.other = append(k.other, u.accept[s])
+			full.accept = append(full.accept, u.accept[s])
+		}
+	}
+	k.d = full.compactClasses()
+	return k
+}
+
+// bytes estimates the memory k holds.
+func (k *keyDFA) bytes() int { return k.d.bytes() + 13*len(k.name) + len(k.other) }

@@ -1,0 +1,131 @@
+package constrain
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/jsonschema"
+)
+
+// maskbenchPath is JSONSchemaBench's MaskBench, outside this repository;
+// the tests that read it skip when it is missing.
+const maskbenchPath = "../../shared/maskbench/maskbench.jsonl.gz"
+
+type benchEntry struct {
+	Name   string          `json:"name"`
+	Schema json.RawMessage `json:"schema"`
+	Tests  []struct {
+		Valid bool            `json:"valid"`
+		Data  json.RawMessage `json:"data"`
+	} `json:"tests"`
+}
+
+// loadBench reads every n-th entry of MaskBench.
+func loadBench(t *testing.T, every int) []benchEntry {
+	f, err := os.Open(maskbenchPath)
+	if err != nil {
+		t.Skipf("MaskBench not found (%v): skipping", err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(z)
+	sc.Buffer(nil, 64<<20)
+	var out []benchEntry
+	for i := 0; sc.Scan(); i++ {
+		if i%every != 0 {
+			continue
+		}
+		var e benchEntry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// TestMaskbenchDifferential feeds MaskBench instances, compact and
+// indented, to the matchers of the schemas that compile, and compares the
+// verdict with the validator package's: an instance the validator rejects
+// must never be accepted (no invalidation, ever); one it accepts must be
+// accepted, but for the documented narrowings (formats the validator does
+// not assert under draft 2020-12, integers written with a fraction, duplicate
+// keys, leap seconds...), which are logged and bounded. Every 4th schema
+// also checks each token's mask bit against Accept.
+func TestMaskbenchDifferential(t *testing.T) {
+	every := 40
+	if testing.Short() {
+		every = 200
+	}
+	entries := loadBench(t, every)
+	enc := testEncoding(t)
+	v := jsonschema.New(nil)
+	var compiled, refused, instances, narrowed int
+	for si, e := range entries {
+		g, err := CompileJSONSchema(enc, e.Schema, nil)
+		if err != nil {
+			var se *SchemaError
+			if !errors.As(err, &se) {
+				t.Errorf("%s: compile error of type %T: %v", e.Name, err, err)
+			}
+			refused++
+			continue
+		}
+		format := harmony.ResponseFormat{Name: "f", Schema: e.Schema}
+		if err := v.ValidateResponse(format, "null"); err != nil && errors.Is(err, harmony.ErrInvalidSchema) {
+			continue // the validator cannot use the schema
+		}
+		compiled++
+		m := g.NewMatcher()
+		mask := make([]uint64, g.MaskWords())
+		for ti, tc := range e.Tests {
+			var compact, indented bytes.Buffer
+			if json.Compact(&compact, tc.Data) != nil || json.Indent(&indented, tc.Data, "", "  ") != nil {
+				t.Fatalf("%s: bad instance", e.Name)
+			}
+			for _, text := range []string{compact.String(), indented.String()} {
+				instances++
+				oracle := v.ValidateResponse(format, text)
+				var ve *jsonschema.ValidationError
+				if oracle != nil && !errors.As(oracle, &ve) {
+					continue // too deep or too costly for the validator
+				}
+				m.Reset()
+				ok := true
+				for _, tok := range enc.EncodeOrdinary(text) {
+					if si%4 == 0 {
+						m.FillMask(mask)
+						if bit := mask[tok/64]&(1<<(tok%64)) != 0; bit != m.IsAllowed(tok) {
+							t.Fatalf("%s test %d: mask bit %v disagrees with Accept", e.Name, ti, bit)
+						}
+					}
+					if m.Accept(tok) != nil {
+						ok = false
+						break
+					}
+				}
+				ok = ok && m.CanEnd()
+				switch {
+				case ok && oracle != nil:
+					t.Errorf("INVALIDATION %s test %d: accepted %.200q; validator: %v", e.Name, ti, text, oracle)
+				case !ok && oracle == nil:
+					narrowed++
+					t.Logf("narrowed %s test %d: refused %.200q", e.Name, ti, text)
+				}
+			}
+		}
+	}
+	t.Logf("%d schemas: %d compiled and checked, %d refused; %d instances, %d valid ones refused", len(entries), compiled, refused, instances, narrowed)
+	if narrowed*100 > instances {
+		t.Errorf("%d of %d valid instances refused: above 1%%", narrowed, instances)
+	}
+}

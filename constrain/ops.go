@@ -1,0 +1,425 @@
+package constrain
+
+// Intersection (allOf, $ref beside other keywords, enum beside type) and
+// union (anyOf, provably disjoint oneOf) of nodes, and the emptiness
+// analysis that runs once every node is built.
+
+// strDFA returns the string automaton of n with its counted length bounds
+// folded in.
+func strDFA(n *node) (*dfa, error) {
+	if n.str == nil || !n.strCount {
+		return n.str, nil
+	}
+	ld, err := lengthDFA(n.strMin, n.strMax)
+	if err != nil {
+		return nil, err
+	}
+	return product(n.str, ld, opAnd)
+}
+
+func (c *compiler) intersect(ptr string, a, b *node) (*node, error) {
+	a, b = a.deref(), b.deref()
+	if a == b || b.isAny(c) {
+		return a, nil
+	}
+	if a.isAny(c) {
+		return b, nil
+	}
+	if a.filling || b.filling || len(a.alts) > 0 || len(b.alts) > 0 {
+		return nil, unsupported(ptr, "a recursive $ref combined with other keywords")
+	}
+	key := [2]*node{a, b}
+	if r, ok := c.inter[key]; ok {
+		return r, nil
+	}
+	r := c.newNode()
+	c.inter[key] = r
+	r.null = a.null && b.null
+	r.tru = a.tru && b.tru
+	r.fal = a.fal && b.fal
+	var err error
+	switch {
+	case a.str == nil || b.str == nil:
+	case a.str.universal && b.str.universal:
+		r.str = universalDFA
+		r.strCount = a.strCount || b.strCount
+		r.strMin = max(a.strMin, b.strMin)
+		r.strMax = a.strMax
+		if r.strMax < 0 || (b.strMax >= 0 && b.strMax < r.strMax) {
+			r.strMax = b.strMax
+		}
+		if r.strMax >= 0 && r.strMin > r.strMax {
+			r.str = nil
+		}
+	default:
+		sa, err := strDFA(a)
+		if err != nil {
+			return nil, unsupported(ptr, "string constraints combined: %v", err)
+		}
+		sb, err := strDFA(b)
+		if err != nil {
+			return nil, unsupported(ptr, "string constraints combined: %v", err)
+		}
+		if r.str, err = product(sa, sb, opAnd); err != nil {
+			return nil, &SchemaError{Pointer: ptr, Err: err}
+		}
+	}
+	if r.num, err = product(a.num, b.num, opAnd); err != nil {
+		return nil, &SchemaError{Pointer: ptr, Err: err}
+	}
+	for _, oa := range a.objs {
+		for _, ob := range b.objs {
+			o, err := c.mergeObj(ptr, oa, ob)
+			if err != nil {
+				return nil, err
+			}
+			r.objs = append(r.objs, o)
+		}
+	}
+	for _, aa := range a.arrs {
+		for _, ab := range b.arrs {
+			x, err := c.mergeArr(ptr, aa, ab)
+			if err != nil {
+				return nil, err
+			}
+			r.arrs = append(r.arrs, x)
+		}
+	}
+	if len(r.objs) > 64 || len(r.arrs) > 64 {
+		return nil, tooComplex(ptr, "more than 64 object or array alternatives")
+	}
+	return r, nil
+}
+
+// falseNode accepts nothing.
+func (c *compiler) falseNode() *node { return c.newNode() }
+
+func (o *objSpec) prop(name string) *node {
+	for i, n := range o.names {
+		if n == name {
+			return o.props[i]
+		}
+	}
+	return o.addl
+}
+
+func (c *compiler) mergeObj(ptr string, a, b *objSpec) (*objSpec, error) {
+	if a.addl == c.any && len(a.names) == 0 && a.minProps == 0 && a.maxProps < 0 {
+		return b, nil
+	}
+	if b.addl == c.any && len(b.names) == 0 && b.minProps == 0 && b.maxProps < 0 {
+		return a, nil
+	}
+	names := dedup(append(append([]string{}, a.names...), b.names...))
+	props := make([]*node, len(names))
+	for i, nm := range names {
+		pa, pb := a.prop(nm), b.prop(nm)
+		if pa == nil || pb == nil {
+			props[i] = c.falseNode()
+			continue
+		}
+		p, err := c.intersect(ptr, pa, pb)
+		if err != nil {
+			return nil, err
+		}
+		props[i] = p
+	}
+	var addl *node
+	if a.addl != nil && b.addl != nil {
+		x, err := c.intersect(ptr, a.addl, b.addl)
+		if err != nil {
+			return nil, err
+		}
+		addl = x
+	}
+	minP := max(a.minProps, b.minProps)
+	maxP := a.maxProps
+	if maxP < 0 || (b.maxProps >= 0 && b.maxProps < maxP) {
+		maxP = b.maxProps
+	}
+	if minP > 1 && addl != nil {
+		return nil, unsupported(ptr, "minProperties above 1 with additional properties allowed")
+	}
+	o := c.newObj(names, props, addl, minP, maxP)
+	for i, nm := range names {
+		for _, src := range []*objSpec{a, b} {
+			for j, m := range src.names {
+				if m == nm && src.req.has(j) && !o.req.has(i) {
+					o.req = o.req.with(i, len(names))
+					o.nreq++
+				}
+			}
+		}
+	}
+	if len(names) > 64 && o.req.big == nil {
+		o.req.big = make([]uint64, (len(names)+63)/64)
+	}
+	return o, nil
+}
+
+func (c *compiler) mergeArr(ptr string, a, b *arrSpec) (*arrSpec, error) {
+	x := &arrSpec{minItems: max(a.minItems, b.minItems), maxItems: a.maxItems}
+	if x.maxItems < 0 || (b.maxItems >= 0 && b.maxItems < x.maxItems) {
+		x.maxItems = b.maxItems
+	}
+	c.arrs = append(c.arrs, x)
+	for i := 0; i < max(len(a.prefix), len(b.prefix)); i++ {
+		ia, ib := a.item(i), b.item(i)
+		if ia == nil || ib == nil {
+			x.prefix = append(x.prefix, c.falseNode())
+			continue
+		}
+		n, err := c.intersect(ptr, ia, ib)
+		if err != nil {
+			return nil, err
+		}
+		x.prefix = append(x.prefix, n)
+	}
+	if a.items != nil && b.items != nil {
+		n, err := c.intersect(ptr, a.items, b.items)
+		if err != nil {
+			return nil, err
+		}
+		x.items = n
+	}
+	return x, nil
+}
+
+func (c *compiler) union(ptr string, alts []*node) (*node, error) {
+	if len(alts) == 1 {
+		return alts[0], nil
+	}
+	for _, a := range alts {
+		if a.isAny(c) {
+			return a, nil
+		}
+	}
+	r := c.newNode()
+	for _, a := range alts {
+		a = a.deref()
+		if a.filling || len(a.alts) > 0 {
+			r.alts = append(r.alts, a)
+			continue
+		}
+		r.null = r.null || a.null
+		r.tru = r.tru || a.tru
+		r.fal = r.fal || a.fal
+		if a.str != nil {
+			if r.str == nil {
+				r.str, r.strCount, r.strMin, r.strMax = a.str, a.strCount, a.strMin, a.strMax
+			} else {
+				sa, err := strDFA(r)
+				if err == nil {
+					var sb *dfa
+					if sb, err = strDFA(a); err == nil {
+						r.str, err = product(sa, sb, opOr)
+					}
+				}
+				if err != nil {
+					return nil, unsupported(ptr, "strings of several branches: %v", err)
+				}
+				r.strCount, r.strMin, r.strMax = false, 0, -1
+			}
+		}
+		var err error
+		if r.num, err = product(r.num, a.num, opOr); err != nil {
+			return nil, &SchemaError{Pointer: ptr, Err: err}
+		}
+		r.objs = append(r.objs, a.objs...)
+		r.arrs = append(r.arrs, a.arrs...)
+	}
+	if len(r.objs) > 64 || len(r.arrs) > 64 {
+		return nil, tooComplex(ptr, "more than 64 object or array alternatives")
+	}
+	return r, nil
+}
+
+// disjoint reports whether no value matches both a and b, as far as a
+// structural look (depth levels deep) can prove it.
+func (c *compiler) disjoint(a, b *node, depth int) bool {
+	a, b = a.deref(), b.deref()
+	if a.filling || b.filling || depth < 0 || len(a.alts) > 0 || len(b.alts) > 0 {
+		return false
+	}
+	if a.null && b.null || a.tru && b.tru || a.fal && b.fal {
+		return false
+	}
+	if a.str != nil && b.str != nil {
+		sa, err1 := strDFA(a)
+		sb, err2 := strDFA(b)
+		if err1 != nil || err2 != nil {
+			return false
+		}
+		if x, err := product(sa, sb, opAnd); err != nil || x != nil {
+			return false
+		}
+	}
+	if a.num != nil && b.num != nil {
+		if x, err := product(a.num, b.num, opAnd); err != nil || x != nil {
+			return false
+		}
+	}
+	for _, oa := range a.objs {
+		for _, ob := range b.objs {
+			if !c.disjointObj(oa, ob, depth) {
+				return false
+			}
+		}
+	}
+	for _, aa := range a.arrs {
+		for _, ab := range b.arrs {
+			if !c.disjointArr(aa, ab, depth) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (c *compiler) disjointObj(a, b *objSpec, depth int) bool {
+	if a.maxProps >= 0 && b.minProps > a.maxProps || b.maxProps >= 0 && a.minProps > b.maxProps {
+		return true
+	}
+	for i, nm := range a.names {
+		if !a.req.has(i) {
+			continue
+		}
+		pb := b.prop(nm)
+		if pb == nil || isFalseNode(pb) {
+			return true
+		}
+		if c.disjoint(a.props[i], pb, depth-1) {
+			return true
+		}
+	}
+	for i, nm := range b.names {
+		if !b.req.has(i) {
+			continue
+		}
+		pa := a.prop(nm)
+		if pa == nil || isFalseNode(pa) {
+			return true
+		}
+		if c.disjoint(b.props[i], pa, depth-1) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *compiler) disjointArr(a, b *arrSpec, depth int) bool {
+	if a.maxItems >= 0 && b.minItems > a.maxItems || b.maxItems >= 0 && a.minItems > b.maxItems {
+		return true
+	}
+	for i := 0; i < min(a.minItems, b.minItems) && i < 8; i++ {
+		ia, ib := a.item(i), b.item(i)
+		if ia == nil || ib == nil || c.disjoint(ia, ib, depth-1) {
+			return true
+		}
+	}
+	return false
+}
+
+// analyze computes which nodes, objects and arrays have a finite valid
+// value (a least fixpoint), and finishes the objects: key automata and the
+// sets of names whose value can never be written.
+func (c *compiler) analyze() {
+	c.resolveForwards()
+	for changed := true; changed; {
+		changed = false
+		for _, o := range c.objs {
+			if !o.nonempty && objNonempty(o) {
+				o.nonempty, changed = true, true
+			}
+		}
+		for _, a := range c.arrs {
+			if !a.nonempty && arrNonempty(a) {
+				a.nonempty, changed = true, true
+			}
+		}
+		for _, n := range c.nodes {
+			if !n.nonempty && nodeNonempty(n) {
+				n.nonempty, changed = true, true
+			}
+		}
+	}
+	for _, n := range c.nodes {
+		if d := n.str; d != nil && d.ueq == nil && !d.universal {
+			d.ueq = d.univEqStates()
+		}
+	}
+	for _, o := range c.objs {
+		if !o.nonempty {
+			continue
+		}
+		if o.addl != nil && !o.addl.nonempty {
+			o.addl = nil
+		}
+		for i, p := range o.props {
+			if !p.nonempty {
+				o.empty = o.empty.with(i, len(o.names))
+			}
+		}
+		if len(o.names) > 64 && o.empty.big == nil {
+			o.empty.big = make([]uint64, (len(o.names)+63)/64)
+		}
+		o.keys = buildKeys(o)
+		c.dfaBytes += o.keys.bytes()
+	}
+}
+
+func objNonempty(o *objSpec) bool {
+	if o.maxProps >= 0 && (o.minProps > o.maxProps || o.nreq > o.maxProps) {
+		return false
+	}
+	avail := 0
+	for i, p := range o.props {
+		if p.nonempty {
+			avail++
+		} else if o.req.has(i) {
+			return false
+		}
+	}
+	if o.addl != nil && o.addl.nonempty {
+		return true
+	}
+	return avail >= o.minProps
+}
+
+func arrNonempty(a *arrSpec) bool {
+	if a.maxItems >= 0 && a.minItems > a.maxItems {
+		return false
+	}
+	for i := 0; i < a.minItems; i++ {
+		it := a.item(i)
+		if it == nil || !it.nonempty {
+			return false
+		}
+		if i >= len(a.prefix) {
+			break // the rest are all a.items
+		}
+	}
+	return true
+}
+
+func nodeNonempty(n *node) bool {
+	for _, a := range n.alts {
+		if a.nonempty {
+			return true
+		}
+	}
+	if n.null || n.tru || n.fal || n.str != nil || n.num != nil {
+		return true
+	}
+	for _, o := range n.objs {
+		if o.nonempty {
+			return true
+		}
+	}
+	for _, a := range n.arrs {
+		if a.nonempty {
+			return true
+		}
+	}
+	return false
+}
