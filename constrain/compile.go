@@ -451,7 +451,7 @@ func (c *compiler) numberNode(ptr string, m map[string]any, integer bool) (*dfa,
 			if v, ok = m[base]; !ok {
 				continue
 			}
-		} else if b.exclusive == false && c.draft4 {
+		} else if !b.exclusive && c.draft4 {
 			if ex, _ := m["exclusive"+strings.ToUpper(b.kw[:1])+b.kw[1:]].(bool); ex {
 				continue // done by the boolean form
 			}

@@ -37,9 +37,8 @@ type Grammar struct {
 	maxWS uint16
 	stats GrammarStats
 
-	mu        sync.Mutex
-	inner     map[innerKey][]uint64 // masks of tokens that stay inside a string
-	innerSize int
+	mu    sync.Mutex
+	inner map[innerKey][]uint64 // masks of tokens that stay inside a string
 }
 
 // GrammarStats describes the size of a Grammar.

@@ -53,23 +53,6 @@ func (d *dfa) states() int { return len(d.accept) }
 // bytes is the memory d holds.
 func (d *dfa) bytes() int { return 300 + 4*len(d.next) + len(d.accept) }
 
-// run feeds s from state st; -1 when s leaves the automaton.
-func (d *dfa) run(st int32, s string) int32 {
-	for i := 0; i < len(s) && st >= 0; i++ {
-		st = d.step(st, s[i])
-	}
-	return st
-}
-
-// matches reports whether d accepts s.
-func (d *dfa) matches(s string) bool {
-	if d == nil {
-		return false
-	}
-	st := d.run(0, s)
-	return st >= 0 && d.accept[st]
-}
-
 // NFA construction.
 
 const (

@@ -15,9 +15,6 @@ import (
 const (
 	reNumber  = `-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?`
 	reInteger = `-?(?:0|[1-9][0-9]*)`
-	// reDecimal is a number without an exponent: the form a bounded
-	// non-integer number is written in.
-	reDecimal = `-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?`
 )
 
 // numberIsNumeric reports whether b may be part of a number's text.

@@ -221,15 +221,6 @@ func buildTrie(toks [][]byte, keep func([]byte) bool) *vocab {
 	return v
 }
 
-// bytes is the memory of the trie (the token bytes are the Encoding's).
-func (v *vocab) bytes() int {
-	n := 11 * len(v.nbyte)
-	if v.quote != nil {
-		n += v.quote.bytes()
-	}
-	return n
-}
-
 // buildOpen fills the open* tables.
 func (v *vocab) buildOpen() {
 	v.openAt = make([]int32, len(v.nbyte))
