@@ -1,9 +1,6 @@
 package openaicompat
 
-import (
-	"bytes"
-	"encoding/json"
-)
+import "encoding/json"
 
 // ResponsesRequest is the body of POST /v1/responses. As with
 // [ChatCompletionRequest], fields this package does not read are carried
@@ -160,52 +157,52 @@ type Item struct {
 // "summary": [], a function call's "arguments": "").
 func (it Item) MarshalJSON() ([]byte, error) {
 	var w objWriter
-	w.field("type", it.Type)
+	w.str("type", it.Type)
 	if it.ID != "" {
-		w.field("id", it.ID)
+		w.str("id", it.ID)
 	}
 	switch it.Type {
 	case "message":
 		if it.Status != "" {
-			w.field("status", it.Status)
+			w.str("status", it.Status)
 		}
-		w.field("role", it.Role)
+		w.str("role", it.Role)
 		if it.Content != nil {
 			w.field("content", it.Content)
 		} else {
-			w.field("content", []ItemPart{})
+			w.raw("content", "[]")
 		}
 	case "reasoning":
-		summary := it.Summary
-		if summary == nil {
-			summary = []ItemPart{}
+		if it.Summary != nil {
+			w.field("summary", it.Summary)
+		} else {
+			w.raw("summary", "[]")
 		}
-		w.field("summary", summary)
 		if it.Content != nil {
 			w.field("content", it.Content)
 		}
 		if it.EncryptedContent != "" {
-			w.field("encrypted_content", it.EncryptedContent)
+			w.str("encrypted_content", it.EncryptedContent)
 		}
 		if it.Status != "" {
-			w.field("status", it.Status)
+			w.str("status", it.Status)
 		}
 	case "function_call":
-		w.field("call_id", it.CallID)
-		w.field("name", it.Name)
-		w.field("arguments", it.Arguments)
+		w.str("call_id", it.CallID)
+		w.str("name", it.Name)
+		w.str("arguments", it.Arguments)
 		if it.Status != "" {
-			w.field("status", it.Status)
+			w.str("status", it.Status)
 		}
 	case "function_call_output":
-		w.field("call_id", it.CallID)
+		w.str("call_id", it.CallID)
 		if it.Output != nil {
 			w.field("output", it.Output)
 		} else {
-			w.field("output", "")
+			w.str("output", "")
 		}
 		if it.Status != "" {
-			w.field("status", it.Status)
+			w.str("status", it.Status)
 		}
 	default:
 		type plain Item
@@ -250,22 +247,18 @@ type ItemPart struct {
 // it has none.
 func (p ItemPart) MarshalJSON() ([]byte, error) {
 	var w objWriter
-	w.field("type", p.Type)
+	w.str("type", p.Type)
 	switch p.Type {
 	case "input_text", "output_text", "reasoning_text", "summary_text", "text":
-		w.field("text", p.Text)
+		w.str("text", p.Text)
 		if p.Type == "output_text" {
-			ann := p.Annotations
-			if ann == nil {
-				ann = []json.RawMessage{}
-			}
-			w.field("annotations", ann)
+			w.list("annotations", p.Annotations)
 		}
 	default:
 		for _, f := range []struct{ k, v string }{{"text", p.Text}, {"refusal", p.Refusal},
 			{"image_url", p.ImageURL}, {"file_id", p.FileID}, {"detail", p.Detail}} {
 			if f.v != "" {
-				w.field(f.k, f.v)
+				w.str(f.k, f.v)
 			}
 		}
 		if p.Annotations != nil {
@@ -351,99 +344,45 @@ type ResponseEvent struct {
 // MarshalJSON writes the fields of the event's type (see [ResponseEvent]).
 func (e ResponseEvent) MarshalJSON() ([]byte, error) {
 	var w objWriter
-	w.field("type", e.Type)
+	w.str("type", e.Type)
 	if e.Type == "error" {
 		var obj ErrorObject
 		if e.Error != nil {
 			obj = *e.Error
 		}
-		w.field("code", obj.Code)
-		w.field("message", obj.Message)
-		w.field("param", obj.Param)
-		w.field("sequence_number", e.SequenceNumber)
+		w.strOrNull("code", obj.Code)
+		w.str("message", obj.Message)
+		w.strOrNull("param", obj.Param)
+		w.int("sequence_number", e.SequenceNumber)
 		return w.bytes()
 	}
-	w.field("sequence_number", e.SequenceNumber)
+	w.int("sequence_number", e.SequenceNumber)
 	switch e.Type {
 	case "response.created", "response.in_progress", "response.completed", "response.incomplete", "response.failed":
 		w.field("response", e.Response)
 	case "response.output_item.added", "response.output_item.done":
-		w.field("output_index", e.OutputIndex)
+		w.int("output_index", e.OutputIndex)
 		w.field("item", e.Item)
 	case "response.function_call_arguments.delta":
-		w.field("item_id", e.ItemID)
-		w.field("output_index", e.OutputIndex)
-		w.field("delta", e.Delta)
+		w.str("item_id", e.ItemID)
+		w.int("output_index", e.OutputIndex)
+		w.str("delta", e.Delta)
 	case "response.function_call_arguments.done":
-		w.field("item_id", e.ItemID)
-		w.field("output_index", e.OutputIndex)
-		w.field("arguments", e.Arguments)
+		w.str("item_id", e.ItemID)
+		w.int("output_index", e.OutputIndex)
+		w.str("arguments", e.Arguments)
 	default:
-		w.field("item_id", e.ItemID)
-		w.field("output_index", e.OutputIndex)
-		w.field("content_index", e.ContentIndex)
+		w.str("item_id", e.ItemID)
+		w.int("output_index", e.OutputIndex)
+		w.int("content_index", e.ContentIndex)
 		switch e.Type {
 		case "response.content_part.added", "response.content_part.done":
 			w.field("part", e.Part)
 		case "response.reasoning_text.delta", "response.output_text.delta":
-			w.field("delta", e.Delta)
+			w.str("delta", e.Delta)
 		default:
-			w.field("text", e.Text)
+			w.str("text", e.Text)
 		}
 	}
 	return w.bytes()
-}
-
-// objWriter writes a JSON object field by field, in order.
-type objWriter struct {
-	b   []byte
-	err error
-}
-
-func (w *objWriter) field(key string, v any) {
-	if w.err != nil {
-		return
-	}
-	val, err := marshalJSON(v)
-	if err != nil {
-		w.err = err
-		return
-	}
-	w.sep()
-	k, _ := marshalJSON(key)
-	w.b = append(append(append(w.b, k...), ':'), val...)
-}
-
-// merge appends the fields of v's own JSON object.
-func (w *objWriter) merge(v any) {
-	if w.err != nil {
-		return
-	}
-	val, err := marshalJSON(v)
-	if err != nil {
-		w.err = err
-		return
-	}
-	if inner := bytes.TrimSpace(val[1 : len(val)-1]); len(inner) > 0 {
-		w.sep()
-		w.b = append(w.b, inner...)
-	}
-}
-
-func (w *objWriter) sep() {
-	if len(w.b) == 0 {
-		w.b = append(w.b, '{')
-	} else {
-		w.b = append(w.b, ',')
-	}
-}
-
-func (w *objWriter) bytes() ([]byte, error) {
-	if w.err != nil {
-		return nil, w.err
-	}
-	if len(w.b) == 0 {
-		return []byte("{}"), nil
-	}
-	return append(w.b, '}'), nil
 }
