@@ -156,7 +156,24 @@ func (m ChatMessage) MarshalJSON() ([]byte, error) {
 		}
 	}
 	if len(m.ToolCalls) > 0 {
-		w.field("tool_calls", m.ToolCalls)
+		w.key("tool_calls")
+		for i, tc := range m.ToolCalls {
+			if i == 0 {
+				w.b = append(w.b, '[')
+			} else {
+				w.b = append(w.b, ',')
+			}
+			call := objWriter{b: w.b}
+			call.str("id", tc.ID)
+			call.str("type", tc.Type)
+			call.key("function")
+			fn := objWriter{b: call.b}
+			fn.str("name", tc.Function.Name)
+			fn.str("arguments", tc.Function.Arguments)
+			call.b = fn.end()
+			w.b = call.end()
+		}
+		w.b = append(w.b, ']')
 	}
 	if m.ToolCallID != "" {
 		w.str("tool_call_id", m.ToolCallID)

@@ -10,10 +10,13 @@ import (
 
 // objWriter writes a JSON object member by member, in order, byte for
 // byte as encoding/json would: strings, numbers and literals directly,
-// other values through marshalJSON.
+// other values through marshalJSON. It appends to b, which may hold the
+// start of an enclosing value: an object inside another is a second
+// objWriter on the first one's b, closed with end.
 type objWriter struct {
-	b   []byte
-	err error
+	b      []byte
+	err    error
+	opened bool // the object's '{' is written
 }
 
 // key starts a member.
@@ -89,19 +92,25 @@ func (w *objWriter) merge(v any) {
 }
 
 func (w *objWriter) sep() {
-	if len(w.b) == 0 {
-		w.b = append(w.b, '{')
-	} else {
+	if w.opened {
 		w.b = append(w.b, ',')
+	} else {
+		w.b = append(w.b, '{')
+		w.opened = true
 	}
+}
+
+// end closes the object and returns b with it.
+func (w *objWriter) end() []byte {
+	if !w.opened {
+		return append(w.b, '{', '}')
+	}
+	return append(w.b, '}')
 }
 
 func (w *objWriter) bytes() ([]byte, error) {
 	if w.err != nil {
 		return nil, w.err
 	}
-	if len(w.b) == 0 {
-		return []byte("{}"), nil
-	}
-	return append(w.b, '}'), nil
+	return w.end(), nil
 }

@@ -386,6 +386,27 @@ func TestResponseEcho(t *testing.T) {
 	}
 }
 
+// TestSpecSealed validates a response whose reasoning items carry their
+// sealed text (encrypted_content), whole and streamed.
+func TestSpecSealed(t *testing.T) {
+	enc := mustEncoding(t)
+	run := &specRun{sp: mustSpec(t)}
+	toks := enc.EncodeWithSpecialTokens(`<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>Hi.<|return|>`)
+	opts := &ResponseOptions{Created: 1, IDGenerator: counter(), SealReasoning: true, Sealer: testSealer(t, key1)}
+	resp, err := ResponseFromTokens(enc, toks, Sampling{}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Output[0].EncryptedContent == "" {
+		t.Fatalf("no encrypted_content: %s", marshalLine(resp))
+	}
+	events, err := streamResponses(enc, toks, Sampling{}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.responses(t, resp, events)
+}
+
 // TestSpecFail validates the events of streams failed by Fail: before any
 // token, in the middle of each kind of item, on a request error and on an
 // error of strict conversion.
