@@ -132,6 +132,55 @@ type ChatMessage struct {
 	ToolCallID string `json:"tool_call_id,omitempty"`
 }
 
+// MarshalJSON writes the fields that are set, in the order of the struct,
+// and two the API requires even when empty: "content" (null when nil) and,
+// on an assistant message, "refusal" (null when "").
+func (m ChatMessage) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.str("role", m.Role)
+	switch {
+	case m.Content == nil:
+		w.raw("content", "null")
+	case m.Content.Parts == nil:
+		w.str("content", m.Content.Text)
+	default:
+		w.field("content", m.Content.Parts)
+	}
+	for _, f := range []struct{ k, v string }{{"name", m.Name}, {"reasoning", m.Reasoning},
+		{"reasoning_content", m.ReasoningContent}, {"refusal", m.Refusal}} {
+		switch {
+		case f.v != "":
+			w.str(f.k, f.v)
+		case f.k == "refusal" && m.Role == "assistant":
+			w.raw(f.k, "null")
+		}
+	}
+	if len(m.ToolCalls) > 0 {
+		w.key("tool_calls")
+		for i, tc := range m.ToolCalls {
+			if i == 0 {
+				w.b = append(w.b, '[')
+			} else {
+				w.b = append(w.b, ',')
+			}
+			call := objWriter{b: w.b}
+			call.str("id", tc.ID)
+			call.str("type", tc.Type)
+			call.key("function")
+			fn := objWriter{b: call.b}
+			fn.str("name", tc.Function.Name)
+			fn.str("arguments", tc.Function.Arguments)
+			call.b = fn.end()
+			w.b = call.end()
+		}
+		w.b = append(w.b, ']')
+	}
+	if m.ToolCallID != "" {
+		w.str("tool_call_id", m.ToolCallID)
+	}
+	return w.bytes()
+}
+
 // Content is a message's content as the wire writes it: a string, or a list
 // of typed parts.
 type Content struct {
@@ -322,11 +371,14 @@ type ChatCompletionResponse struct {
 	Usage   *ChatUsage   `json:"usage,omitempty"`
 }
 
-// ChatChoice is one choice of a [ChatCompletionResponse].
+// ChatChoice is one choice of a [ChatCompletionResponse]. Logprobs, the
+// choice's log probabilities as raw JSON, is always written: this package
+// computes none and leaves it nil, which is JSON null.
 type ChatChoice struct {
-	Index        int          `json:"index"`
-	Message      ChatMessage  `json:"message"`
-	FinishReason FinishReason `json:"finish_reason"`
+	Index        int             `json:"index"`
+	Message      ChatMessage     `json:"message"`
+	Logprobs     json.RawMessage `json:"logprobs"`
+	FinishReason FinishReason    `json:"finish_reason"`
 }
 
 // ChatUsage is the token usage of a chat completion.
@@ -360,7 +412,9 @@ type ChatCompletionChunk struct {
 	Usage *ChatUsage `json:"usage,omitempty"`
 }
 
-// ChunkChoice is the one choice of a [ChatCompletionChunk].
+// ChunkChoice is the one choice of a [ChatCompletionChunk]. (It has no
+// "logprobs": the API does not require it on chunks, and this package
+// computes none.)
 type ChunkChoice struct {
 	Index        int          `json:"index"`
 	Delta        ChatDelta    `json:"delta"`

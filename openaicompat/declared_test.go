@@ -96,7 +96,7 @@ func TestLenientDropsOtherRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _ := json.Marshal(events[len(events)-1].Response.Output)
-	const want = `[{"type":"message","id":"msg_2","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Hi","annotations":[]}]}]`
+	const want = `[{"type":"message","id":"msg_2","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Hi","annotations":[],"logprobs":[]}]}]`
 	if string(out) != want {
 		t.Errorf("output %s\nwant   %s", out, want)
 	}

@@ -124,9 +124,18 @@
 // with a "reasoning_text" part, "message" with an "output_text" part,
 // "function_call" with a call_id — and the stream's events carry
 // sequence_number, item_id, output_index and content_index as the API
-// does. A stream that cannot finish ends with
+// does. The response object repeats the request's parameters
+// (ResponseOptions.Echo, which [ResponsesRequest.ResponseOptions] fills;
+// OpenAI's defaults when it is zero). A stream that cannot finish ends with
 // [ResponsesStreamConverter.Fail]: an "error" event and
 // "response.failed", numbered after the events before them.
+//
+// Every body, chunk and event has the fields OpenAI's published OpenAPI
+// schemas require, those without a value as null (a chat choice's
+// "logprobs", an assistant's "refusal", a response's "error") or empty
+// (an output_text part's "annotations" and "logprobs"); the tests validate
+// all of them, fuzzed streams included, against those schemas
+// (testdata/openapi).
 //
 // Usage: the converters from tokens count the completion's tokens (every
 // token given to them) and its reasoning tokens (the tokens of the analysis

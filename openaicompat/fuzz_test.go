@@ -41,13 +41,19 @@ func fuzzTokens(enc *harmony.Encoding, data []byte) []harmony.Token {
 // FuzzStreamConverters feeds random tokens to both stream converters in
 // every mode: they must never panic, must fail exactly when the whole
 // conversion fails, and must otherwise stream what the whole conversion
-// returns.
+// returns. Every body, chunk and event, those of a stream failed halfway
+// included, must validate against OpenAI's schemas (spec_test.go); that
+// makes it two to three times slower.
 func FuzzStreamConverters(f *testing.F) {
 	f.Add([]byte{0, 0, 1, 0, 0, 3, 1, 4, 0, 2, 1, 11, 0, 5})
 	f.Add([]byte{1, 6, 0, 2, 1, 11, 0, 1, 0, 0, 1, 0, 0, 3, 1, 5, 0, 2, 1, 14, 0, 6})
 	f.Add([]byte{1, 3, 1, 7, 0, 2, 3, 255, 1, 15, 1, 16, 0, 9})
 	f.Add([]byte("random text that becomes ordinary tokens"))
 	enc := mustEncoding(f)
+	// The inputs, run one at a time, share the skeletons validated, so that
+	// most outputs cost a marshal and a scan, not a validation.
+	run := &specRun{sp: mustSpec(f), seen: map[string]bool{}}
+	echo := specEcho()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 4096 {
 			return
@@ -56,11 +62,22 @@ func FuzzStreamConverters(f *testing.F) {
 		for mode := 0; mode < 8; mode++ {
 			lenient, expectStart, truncated := mode&1 != 0, mode&2 != 0, mode&4 != 0
 			opts := func() *ResponseOptions {
-				return &ResponseOptions{Created: 1, IDGenerator: counter(), Lenient: lenient, ExpectStart: expectStart}
+				o := &ResponseOptions{Created: 1, IDGenerator: counter(), Lenient: lenient, ExpectStart: expectStart}
+				if lenient {
+					// Lenient, as a server is, and with what a server adds:
+					// a usage chunk, reasoning under reasoning_content, the
+					// request's parameters repeated.
+					o.Model, o.StreamUsage, o.ReasoningField, o.Echo = "gpt-oss-20b", true, ReasoningFieldReasoningContent, echo
+				}
+				return o
 			}
 			s := Sampling{Truncated: truncated}
+			if lenient {
+				s.PromptTokens, s.CachedTokens = 40, 16
+			}
 			whole, wholeErr := ChatCompletionFromTokens(enc, toks, s, opts())
 			chunks, streamErr := streamChat(enc, toks, s, opts())
+			run.chat(t, whole, chunks)
 			if (wholeErr == nil) != (streamErr == nil) || (wholeErr != nil && wholeErr.Error() != streamErr.Error()) {
 				t.Fatalf("mode %d: whole error %v, stream error %v", mode, wholeErr, streamErr)
 			}
@@ -80,6 +97,8 @@ func FuzzStreamConverters(f *testing.F) {
 			}
 			resp, wholeErr := ResponseFromTokens(enc, toks, s, opts())
 			events, streamErr := streamResponses(enc, toks, s, opts())
+			run.responses(t, resp, events)
+			run.responses(t, nil, failStream(enc, toks[:len(toks)/2], opts()))
 			if (wholeErr == nil) != (streamErr == nil) {
 				t.Fatalf("mode %d: whole error %v, stream error %v", mode, wholeErr, streamErr)
 			}

@@ -24,7 +24,8 @@ import (
 
 // ResponseOptions control how model output becomes a response. The zero value
 // (and a nil *ResponseOptions) gives random ids, the current time, the
-// reasoning included and strict parsing.
+// reasoning included, strict parsing, and OpenAI's defaults for the request
+// parameters a Responses object repeats.
 type ResponseOptions struct {
 	// ID is the response's id; "" means a new one ("chatcmpl-…" or
 	// "resp_…").
@@ -81,6 +82,10 @@ type ResponseOptions struct {
 	// right after the rendered "<|start|>assistant" of the prompt. Only for
 	// the stream converters and the *FromTokens functions.
 	ExpectStart bool
+	// Echo holds the request parameters a Responses object repeats; its
+	// zero value gives OpenAI's defaults. ResponsesRequest.ResponseOptions
+	// fills it. Chat completions repeat none.
+	Echo ResponseEcho
 }
 
 // Sampling is what the caller knows about a completion that a converter

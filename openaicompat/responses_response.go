@@ -1,6 +1,7 @@
 package openaicompat
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/go-harmony/harmony"
@@ -110,11 +111,33 @@ type respAcc struct {
 	open  bool // the current item has not ended
 	buf   strings.Builder
 	seq   int
+	echo  Response // the request's parameters, for every Response
 }
 
 func newRespAcc(opts *ResponseOptions, stream bool) *respAcc {
 	a := &respAcc{}
 	a.init(opts, "resp_", stream)
+	e := &a.opts.Echo
+	a.echo = Response{ParallelToolCalls: !e.NoParallelToolCalls, Temperature: 1, TopP: 1,
+		ToolChoice: ResponsesToolChoice{Mode: "auto"}, Tools: e.Tools, Metadata: e.Metadata}
+	if e.Instructions != "" {
+		a.echo.Instructions = &e.Instructions
+	}
+	if e.Temperature != nil {
+		a.echo.Temperature = *e.Temperature
+	}
+	if e.TopP != nil {
+		a.echo.TopP = *e.TopP
+	}
+	if e.ToolChoice != nil {
+		a.echo.ToolChoice = *e.ToolChoice
+	}
+	if a.echo.Tools == nil {
+		a.echo.Tools = []ResponsesTool{}
+	}
+	if a.echo.Metadata == nil {
+		a.echo.Metadata = map[string]string{}
+	}
 	return a
 }
 
@@ -144,9 +167,9 @@ func (a *respAcc) streamFail(err error) {
 	a.emit(ResponseEvent{Type: "error", Error: &obj})
 	r := a.envelope()
 	r.Status = "failed"
-	r.Error = &ResponseError{Code: obj.Type, Message: obj.Message}
-	if obj.Code != nil {
-		r.Error.Code = *obj.Code
+	r.Error = &ResponseError{Code: "server_error", Message: obj.Message}
+	if re := (*RequestError)(nil); errors.As(err, &re) {
+		r.Error.Code = "invalid_prompt"
 	}
 	r.Output = append(r.Output, a.items...)
 	if a.open {
@@ -260,7 +283,8 @@ func (a *respAcc) end(cut bool) {
 	}
 	switch a.cur {
 	case kindToolCall:
-		a.emit(ResponseEvent{Type: "response.function_call_arguments.done", ItemID: id, OutputIndex: idx, Arguments: text})
+		a.emit(ResponseEvent{Type: "response.function_call_arguments.done", ItemID: id, OutputIndex: idx,
+			Name: a.items[idx].Name, Arguments: text})
 	default:
 		typ := "response.output_text.done"
 		if a.cur == kindReasoning {
@@ -275,7 +299,9 @@ func (a *respAcc) end(cut bool) {
 
 // envelope returns the response object without output or usage.
 func (a *respAcc) envelope() *Response {
-	return &Response{ID: a.id, Object: "response", CreatedAt: a.created, Model: a.opts.Model, Output: []Item{}}
+	r := a.echo
+	r.ID, r.Object, r.CreatedAt, r.Model, r.Output = a.id, "response", a.created, a.opts.Model, []Item{}
+	return &r
 }
 
 func (a *respAcc) response(t tally) *Response {
@@ -289,7 +315,8 @@ func (a *respAcc) response(t tally) *Response {
 	if t.counted {
 		r.Usage = &ResponsesUsage{InputTokens: t.PromptTokens, OutputTokens: t.completion,
 			TotalTokens:         t.PromptTokens + t.completion,
-			OutputTokensDetails: &OutputTokensDetails{ReasoningTokens: t.reasoning}}
+			InputTokensDetails:  InputTokensDetails{CachedTokens: t.CachedTokens},
+			OutputTokensDetails: OutputTokensDetails{ReasoningTokens: t.reasoning}}
 	}
 	return r
 }

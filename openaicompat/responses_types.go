@@ -1,9 +1,6 @@
 package openaicompat
 
-import (
-	"bytes"
-	"encoding/json"
-)
+import "encoding/json"
 
 // ResponsesRequest is the body of POST /v1/responses. As with
 // [ChatCompletionRequest], fields this package does not read are carried
@@ -50,11 +47,22 @@ type ResponsesRequest struct {
 }
 
 // ResponseOptions returns the [ResponseOptions] the request asks for: its
-// model and the functions it lets the model call (Tools, by its tools and
-// tool_choice). The caller adds ids, the time, the built-in tools it
-// enabled, Lenient and the rest.
+// model, the functions it lets the model call (Tools, by its tools and
+// tool_choice), and the parameters the response repeats (Echo: its
+// instructions, tools, tool_choice, temperature, top_p,
+// parallel_tool_calls and metadata, sharing the request's slices and
+// map). The caller adds ids, the time, the built-in tools it enabled,
+// Lenient and the rest.
 func (r *ResponsesRequest) ResponseOptions() ResponseOptions {
-	return ResponseOptions{Model: r.Model, Tools: declaredTools(r.toolDefs()), SealReasoning: r.sealsReasoning()}
+	return ResponseOptions{Model: r.Model, Tools: declaredTools(r.toolDefs()), SealReasoning: r.sealsReasoning(), Echo: ResponseEcho{
+		Instructions:        r.Instructions,
+		Tools:               r.Tools,
+		ToolChoice:          r.ToolChoice,
+		Temperature:         r.Temperature,
+		TopP:                r.TopP,
+		NoParallelToolCalls: r.ParallelToolCalls != nil && !*r.ParallelToolCalls,
+		Metadata:            r.Metadata,
+	}}
 }
 
 // ResponsesInput is a request's input: a string, or a list of items.
@@ -79,6 +87,36 @@ type ResponsesTool struct {
 	Description string          `json:"description,omitempty"`
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
 	Strict      *bool           `json:"strict,omitempty"`
+}
+
+// MarshalJSON writes a function tool as a response repeats it: "name",
+// "parameters" and "strict" always (null when absent), "description" when
+// set. Other types are written field by field, the empty ones left out.
+func (t ResponsesTool) MarshalJSON() ([]byte, error) {
+	if t.Type != "function" {
+		type plain ResponsesTool
+		return marshalJSON(plain(t))
+	}
+	var w objWriter
+	w.str("type", t.Type)
+	w.str("name", t.Name)
+	if t.Description != "" {
+		w.str("description", t.Description)
+	}
+	if len(t.Parameters) > 0 {
+		w.field("parameters", t.Parameters)
+	} else {
+		w.raw("parameters", "null")
+	}
+	switch {
+	case t.Strict == nil:
+		w.raw("strict", "null")
+	case *t.Strict:
+		w.raw("strict", "true")
+	default:
+		w.raw("strict", "false")
+	}
+	return w.bytes()
 }
 
 // ResponsesToolChoice is a Responses request's "tool_choice": Mode "auto",
@@ -160,52 +198,52 @@ type Item struct {
 // "summary": [], a function call's "arguments": "").
 func (it Item) MarshalJSON() ([]byte, error) {
 	var w objWriter
-	w.field("type", it.Type)
+	w.str("type", it.Type)
 	if it.ID != "" {
-		w.field("id", it.ID)
+		w.str("id", it.ID)
 	}
 	switch it.Type {
 	case "message":
 		if it.Status != "" {
-			w.field("status", it.Status)
+			w.str("status", it.Status)
 		}
-		w.field("role", it.Role)
+		w.str("role", it.Role)
 		if it.Content != nil {
 			w.field("content", it.Content)
 		} else {
-			w.field("content", []ItemPart{})
+			w.raw("content", "[]")
 		}
 	case "reasoning":
-		summary := it.Summary
-		if summary == nil {
-			summary = []ItemPart{}
+		if it.Summary != nil {
+			w.field("summary", it.Summary)
+		} else {
+			w.raw("summary", "[]")
 		}
-		w.field("summary", summary)
 		if it.Content != nil {
 			w.field("content", it.Content)
 		}
 		if it.EncryptedContent != "" {
-			w.field("encrypted_content", it.EncryptedContent)
+			w.str("encrypted_content", it.EncryptedContent)
 		}
 		if it.Status != "" {
-			w.field("status", it.Status)
+			w.str("status", it.Status)
 		}
 	case "function_call":
-		w.field("call_id", it.CallID)
-		w.field("name", it.Name)
-		w.field("arguments", it.Arguments)
+		w.str("call_id", it.CallID)
+		w.str("name", it.Name)
+		w.str("arguments", it.Arguments)
 		if it.Status != "" {
-			w.field("status", it.Status)
+			w.str("status", it.Status)
 		}
 	case "function_call_output":
-		w.field("call_id", it.CallID)
+		w.str("call_id", it.CallID)
 		if it.Output != nil {
 			w.field("output", it.Output)
 		} else {
-			w.field("output", "")
+			w.str("output", "")
 		}
 		if it.Status != "" {
-			w.field("status", it.Status)
+			w.str("status", it.Status)
 		}
 	default:
 		type plain Item
@@ -234,7 +272,8 @@ func (c *ItemContent) UnmarshalJSON(data []byte) error {
 // ItemPart is one typed part of an item's content: "input_text",
 // "output_text", "reasoning_text", "summary_text" (Text), "refusal"
 // (Refusal), "input_image" (ImageURL or FileID, Detail), "input_file"
-// (FileID).
+// (FileID). Annotations and Logprobs belong to output_text parts; this
+// package writes neither, and a server that has them sets them as raw JSON.
 type ItemPart struct {
 	Type        string            `json:"type"`
 	Text        string            `json:"text,omitempty"`
@@ -243,53 +282,89 @@ type ItemPart struct {
 	FileID      string            `json:"file_id,omitempty"`
 	Detail      string            `json:"detail,omitempty"`
 	Annotations []json.RawMessage `json:"annotations,omitempty"`
+	Logprobs    []json.RawMessage `json:"logprobs,omitempty"`
 }
 
 // MarshalJSON writes the fields of the part's type; a text part's "text" is
-// written even when empty, and an output_text part's "annotations" as [] when
-// it has none.
+// written even when empty, and an output_text part's "annotations" and
+// "logprobs" as [] when it has none.
 func (p ItemPart) MarshalJSON() ([]byte, error) {
 	var w objWriter
-	w.field("type", p.Type)
+	w.str("type", p.Type)
 	switch p.Type {
 	case "input_text", "output_text", "reasoning_text", "summary_text", "text":
-		w.field("text", p.Text)
+		w.str("text", p.Text)
 		if p.Type == "output_text" {
-			ann := p.Annotations
-			if ann == nil {
-				ann = []json.RawMessage{}
-			}
-			w.field("annotations", ann)
+			w.list("annotations", p.Annotations)
+			w.list("logprobs", p.Logprobs)
 		}
 	default:
 		for _, f := range []struct{ k, v string }{{"text", p.Text}, {"refusal", p.Refusal},
 			{"image_url", p.ImageURL}, {"file_id", p.FileID}, {"detail", p.Detail}} {
 			if f.v != "" {
-				w.field(f.k, f.v)
+				w.str(f.k, f.v)
 			}
 		}
 		if p.Annotations != nil {
 			w.field("annotations", p.Annotations)
 		}
+		if p.Logprobs != nil {
+			w.field("logprobs", p.Logprobs)
+		}
 	}
 	return w.bytes()
 }
 
-// Response is the Responses API's response object.
+// Response is the Responses API's response object. Besides its own fields
+// it repeats the request's parameters (Instructions to Metadata, from
+// [ResponseOptions].Echo), as the API does; the fields OpenAI requires are
+// always written, null when nil (Error, IncompleteDetails, Instructions).
+// The Responses of one conversion share the Echo's Tools and Metadata and
+// one Instructions string: treat them as read-only.
 type Response struct {
-	ID                string             `json:"id"`
-	Object            string             `json:"object"` // "response"
-	CreatedAt         int64              `json:"created_at"`
-	Status            string             `json:"status"`          // "in_progress", "completed", "incomplete" or "failed"
-	Error             *ResponseError     `json:"error,omitempty"` // when "failed"
-	IncompleteDetails *IncompleteDetails `json:"incomplete_details"`
-	Model             string             `json:"model"`
-	Output            []Item             `json:"output"`
-	Usage             *ResponsesUsage    `json:"usage,omitempty"`
+	ID                string              `json:"id"`
+	Object            string              `json:"object"` // "response"
+	CreatedAt         int64               `json:"created_at"`
+	Status            string              `json:"status"` // "in_progress", "completed", "incomplete" or "failed"
+	Error             *ResponseError      `json:"error"`  // when "failed"
+	IncompleteDetails *IncompleteDetails  `json:"incomplete_details"`
+	Instructions      *string             `json:"instructions"`
+	Model             string              `json:"model"`
+	Output            []Item              `json:"output"`
+	ParallelToolCalls bool                `json:"parallel_tool_calls"`
+	Temperature       float64             `json:"temperature"`
+	ToolChoice        ResponsesToolChoice `json:"tool_choice"`
+	Tools             []ResponsesTool     `json:"tools"`
+	TopP              float64             `json:"top_p"`
+	Usage             *ResponsesUsage     `json:"usage,omitempty"`
+	Metadata          map[string]string   `json:"metadata"`
 }
 
-// ResponseError says why a response failed: Code is the error's code
-// ("server_error" for a server's own errors) and Message describes it.
+// ResponseEcho holds the request parameters that a [Response] repeats. Each
+// field is what the request set; the zero value of each is OpenAI's
+// default, and the response reports that default: instructions null, tools
+// [], tool_choice "auto", temperature 1, top_p 1, parallel_tool_calls true,
+// metadata {}. A server whose sampler has other defaults sets its own.
+type ResponseEcho struct {
+	// Instructions is the request's instructions; "" is written as null.
+	Instructions string
+	// Tools are the request's tools, written as they were given; nil is [].
+	Tools []ResponsesTool
+	// ToolChoice is the request's tool_choice; nil is "auto".
+	ToolChoice *ResponsesToolChoice
+	// Temperature and TopP are the request's sampling parameters; nil is 1.
+	Temperature, TopP *float64
+	// NoParallelToolCalls says the request set parallel_tool_calls to
+	// false (the default is true).
+	NoParallelToolCalls bool
+	// Metadata is the request's metadata; nil is {}.
+	Metadata map[string]string
+}
+
+// ResponseError says why a response failed: Code is one of the codes
+// OpenAI's schema allows, "server_error" for anything but a [*RequestError]
+// ("invalid_prompt"); the "error" event before the failed response has the
+// error's own code. Message describes the error.
 type ResponseError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
@@ -300,12 +375,22 @@ type IncompleteDetails struct {
 	Reason string `json:"reason"`
 }
 
-// ResponsesUsage is the token usage of a response.
+// ResponsesUsage is the token usage of a response. Both breakdowns are
+// always written, as the API requires, zero when unknown.
 type ResponsesUsage struct {
-	InputTokens         int                  `json:"input_tokens"`
-	OutputTokens        int                  `json:"output_tokens"`
-	OutputTokensDetails *OutputTokensDetails `json:"output_tokens_details,omitempty"`
-	TotalTokens         int                  `json:"total_tokens"`
+	InputTokens         int                 `json:"input_tokens"`
+	InputTokensDetails  InputTokensDetails  `json:"input_tokens_details"`
+	OutputTokens        int                 `json:"output_tokens"`
+	OutputTokensDetails OutputTokensDetails `json:"output_tokens_details"`
+	TotalTokens         int                 `json:"total_tokens"`
+}
+
+// InputTokensDetails breaks the input tokens down: those read from a
+// prompt cache (Sampling.CachedTokens), and those written to it (0: this
+// package does not know them).
+type InputTokensDetails struct {
+	CachedTokens     int `json:"cached_tokens"`
+	CacheWriteTokens int `json:"cache_write_tokens"`
 }
 
 // OutputTokensDetails breaks the output tokens down.
@@ -323,11 +408,12 @@ type OutputTokensDetails struct {
 //   - "response.content_part.added", "response.content_part.done": ItemID,
 //     OutputIndex, ContentIndex, Part.
 //   - "response.reasoning_text.delta", "response.output_text.delta": ItemID,
-//     OutputIndex, ContentIndex, Delta.
+//     OutputIndex, ContentIndex, Delta; output_text also Logprobs ([] when
+//     nil).
 //   - "response.reasoning_text.done", "response.output_text.done": ItemID,
-//     OutputIndex, ContentIndex, Text.
+//     OutputIndex, ContentIndex, Text; output_text also Logprobs.
 //   - "response.function_call_arguments.delta": ItemID, OutputIndex, Delta.
-//   - "response.function_call_arguments.done": ItemID, OutputIndex,
+//   - "response.function_call_arguments.done": ItemID, OutputIndex, Name,
 //     Arguments.
 //   - "error": Error, whose code, message and param are written at the top
 //     level of the event, as the API does.
@@ -344,106 +430,60 @@ type ResponseEvent struct {
 	Part           *ItemPart
 	Delta          string
 	Text           string
+	Name           string
 	Arguments      string
-	Error          *ErrorObject
+	// Logprobs are the log probabilities of an output_text delta or done
+	// event as raw JSON; this package computes none.
+	Logprobs []json.RawMessage
+	Error    *ErrorObject
 }
 
 // MarshalJSON writes the fields of the event's type (see [ResponseEvent]).
 func (e ResponseEvent) MarshalJSON() ([]byte, error) {
 	var w objWriter
-	w.field("type", e.Type)
+	w.str("type", e.Type)
 	if e.Type == "error" {
 		var obj ErrorObject
 		if e.Error != nil {
 			obj = *e.Error
 		}
-		w.field("code", obj.Code)
-		w.field("message", obj.Message)
-		w.field("param", obj.Param)
-		w.field("sequence_number", e.SequenceNumber)
+		w.strOrNull("code", obj.Code)
+		w.str("message", obj.Message)
+		w.strOrNull("param", obj.Param)
+		w.int("sequence_number", e.SequenceNumber)
 		return w.bytes()
 	}
-	w.field("sequence_number", e.SequenceNumber)
+	w.int("sequence_number", e.SequenceNumber)
 	switch e.Type {
 	case "response.created", "response.in_progress", "response.completed", "response.incomplete", "response.failed":
 		w.field("response", e.Response)
 	case "response.output_item.added", "response.output_item.done":
-		w.field("output_index", e.OutputIndex)
+		w.int("output_index", e.OutputIndex)
 		w.field("item", e.Item)
 	case "response.function_call_arguments.delta":
-		w.field("item_id", e.ItemID)
-		w.field("output_index", e.OutputIndex)
-		w.field("delta", e.Delta)
+		w.str("item_id", e.ItemID)
+		w.int("output_index", e.OutputIndex)
+		w.str("delta", e.Delta)
 	case "response.function_call_arguments.done":
-		w.field("item_id", e.ItemID)
-		w.field("output_index", e.OutputIndex)
-		w.field("arguments", e.Arguments)
+		w.str("item_id", e.ItemID)
+		w.int("output_index", e.OutputIndex)
+		w.str("name", e.Name)
+		w.str("arguments", e.Arguments)
 	default:
-		w.field("item_id", e.ItemID)
-		w.field("output_index", e.OutputIndex)
-		w.field("content_index", e.ContentIndex)
+		w.str("item_id", e.ItemID)
+		w.int("output_index", e.OutputIndex)
+		w.int("content_index", e.ContentIndex)
 		switch e.Type {
 		case "response.content_part.added", "response.content_part.done":
 			w.field("part", e.Part)
 		case "response.reasoning_text.delta", "response.output_text.delta":
-			w.field("delta", e.Delta)
+			w.str("delta", e.Delta)
 		default:
-			w.field("text", e.Text)
+			w.str("text", e.Text)
+		}
+		if e.Type == "response.output_text.delta" || e.Type == "response.output_text.done" {
+			w.list("logprobs", e.Logprobs)
 		}
 	}
 	return w.bytes()
-}
-
-// objWriter writes a JSON object field by field, in order.
-type objWriter struct {
-	b   []byte
-	err error
-}
-
-func (w *objWriter) field(key string, v any) {
-	if w.err != nil {
-		return
-	}
-	val, err := marshalJSON(v)
-	if err != nil {
-		w.err = err
-		return
-	}
-	w.sep()
-	k, _ := marshalJSON(key)
-	w.b = append(append(append(w.b, k...), ':'), val...)
-}
-
-// merge appends the fields of v's own JSON object.
-func (w *objWriter) merge(v any) {
-	if w.err != nil {
-		return
-	}
-	val, err := marshalJSON(v)
-	if err != nil {
-		w.err = err
-		return
-	}
-	if inner := bytes.TrimSpace(val[1 : len(val)-1]); len(inner) > 0 {
-		w.sep()
-		w.b = append(w.b, inner...)
-	}
-}
-
-func (w *objWriter) sep() {
-	if len(w.b) == 0 {
-		w.b = append(w.b, '{')
-	} else {
-		w.b = append(w.b, ',')
-	}
-}
-
-func (w *objWriter) bytes() ([]byte, error) {
-	if w.err != nil {
-		return nil, w.err
-	}
-	if len(w.b) == 0 {
-		return []byte("{}"), nil
-	}
-	return append(w.b, '}'), nil
 }

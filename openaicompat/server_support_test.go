@@ -88,7 +88,7 @@ func TestResponsesStreamFail(t *testing.T) {
 		err:    errors.New("sampler died"),
 		want: []string{
 			`{"type":"error","code":null,"message":"sampler died","param":null,"sequence_number":5}`,
-			`{"type":"response.failed","sequence_number":6,"response":{"id":"resp_1","object":"response","created_at":1,"status":"failed","error":{"code":"server_error","message":"sampler died"},"incomplete_details":null,"model":"m","output":[{"type":"message","id":"msg_2","status":"incomplete","role":"assistant","content":[{"type":"output_text","text":"Hi","annotations":[]}]}]}}`,
+			`{"type":"response.failed","sequence_number":6,"response":{"id":"resp_1","object":"response","created_at":1,"status":"failed","error":{"code":"server_error","message":"sampler died"},"incomplete_details":null,"instructions":null,"model":"m","output":[{"type":"message","id":"msg_2","status":"incomplete","role":"assistant","content":[{"type":"output_text","text":"Hi","annotations":[],"logprobs":[]}]}],"parallel_tool_calls":true,"temperature":1,"tool_choice":"auto","tools":[],"top_p":1,"metadata":{}}}`,
 		},
 	}, {
 		name:   "request error before any token",
@@ -96,7 +96,7 @@ func TestResponsesStreamFail(t *testing.T) {
 		err:    reqErr(-1, "tools[0].function.name", ErrInvalidTool, "bad"),
 		want: []string{
 			`{"type":"error","code":"invalid_tool","message":"tools[0].function.name: invalid tool: bad","param":"tools[0].function.name","sequence_number":2}`,
-			`{"type":"response.failed","sequence_number":3,"response":{"id":"resp_1","object":"response","created_at":1,"status":"failed","error":{"code":"invalid_tool","message":"tools[0].function.name: invalid tool: bad"},"incomplete_details":null,"model":"m","output":[]}}`,
+			`{"type":"response.failed","sequence_number":3,"response":{"id":"resp_1","object":"response","created_at":1,"status":"failed","error":{"code":"invalid_prompt","message":"tools[0].function.name: invalid tool: bad"},"incomplete_details":null,"instructions":null,"model":"m","output":[],"parallel_tool_calls":true,"temperature":1,"tool_choice":"auto","tools":[],"top_p":1,"metadata":{}}}`,
 		},
 	}}
 	for _, tc := range tests {
@@ -258,7 +258,7 @@ func detail(u *ChatUsage) int {
 }
 
 func respDetail(u *ResponsesUsage) int {
-	if u == nil || u.OutputTokensDetails == nil {
+	if u == nil {
 		return 0
 	}
 	return u.OutputTokensDetails.ReasoningTokens

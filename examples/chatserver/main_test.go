@@ -218,7 +218,8 @@ func TestChatCompletion(t *testing.T) {
 		"model": "gpt-oss-20b",
 		"choices": [{
 			"index": 0,
-			"message": {"role": "assistant", "content": "2 + 2 = 4.", "reasoning": "Simple arithmetic."},
+			"message": {"role": "assistant", "content": "2 + 2 = 4.", "reasoning": "Simple arithmetic.", "refusal": null},
+			"logprobs": null,
 			"finish_reason": "stop"
 		}],
 		"usage": {"prompt_tokens": 85, "completion_tokens": 21, "total_tokens": 106,
@@ -823,7 +824,7 @@ func TestRecoveredOutput(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d: %s", resp.StatusCode, body)
 	}
-	const want = `{"id":"chatcmpl-1","object":"chat.completion","created":1751112000,"model":"gpt-oss-120b","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":68,"completion_tokens":12,"total_tokens":80,"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}`
+	const want = `{"id":"chatcmpl-1","object":"chat.completion","created":1751112000,"model":"gpt-oss-120b","choices":[{"index":0,"message":{"role":"assistant","content":"Hi","refusal":null},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":68,"completion_tokens":12,"total_tokens":80,"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}`
 	if got := strings.TrimSpace(string(body)); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
