@@ -102,10 +102,46 @@
 // A Grammar is immutable (its string mask cache is locked) and safe for
 // concurrent use; a Matcher is not. Matchers of one Grammar are independent.
 //
+// # The harmony envelope
+//
+// An Envelope is the grammar of a whole assistant completion, sampled right
+// after the prompt's "<|start|>assistant", with the Grammars of the
+// request's function arguments and final answer inside it. Its masks
+// include the special tokens. It accepts exactly these token sequences
+// (special tokens as written, quoted text as the tokens
+// harmony.Encoding.EncodeOrdinary gives for it, TEXT any run of ordinary
+// tokens, JSON(g) a token sequence g's Matcher accepts and can end):
+//
+//	completion = { message "<|end|>" "<|start|>" "assistant" } last
+//	message    = "<|channel|>" "analysis" "<|message|>" TEXT
+//	           | "<|channel|>" "commentary" "<|message|>" TEXT      (preamble: calls allowed)
+//	last       = "<|channel|>" "final" "<|message|>" ANSWER "<|return|>"   (no call required)
+//	           | "<|channel|>" "commentary to=functions.NAME " "<|constrain|>" "json"
+//	             "<|message|>" JSON(params of NAME) "<|call|>"  (NAME allowed)
+//	ANSWER     = TEXT, or JSON(response) with EnvelopeOptions.Response
+//
+// A function without a Grammar takes any JSON value. ToolChoiceNone allows
+// no call and no preamble; ToolChoiceRequired (or a named Function) no final
+// answer; a named Function only calls to it; ToolChoiceAuto both kinds of
+// last message. EnvelopeOptions.MaxAnalysisTokens bounds the analysis
+// content (with each analysis <|end|>) over the whole completion.
+//
+// Headers are forced in one canonical tokenization: each text between
+// special tokens encoded on its own with EncodeOrdinary, the form gpt-oss
+// writes (the recipient after the channel, a space before <|constrain|>).
+// The same header tokenized differently ("commentary" as one token where
+// the canonical form has two, or the recipient before <|channel|>) is
+// refused, though it would decode to the same text: the mask must allow one
+// path, and the one a tokenizer gives the header's text is the one to
+// expect. The
+// allowed headers form a trie of token sequences, so that the mask after
+// "<|channel|>commentary" allows both a preamble's <|message|> and the
+// tokens of " to=functions.".
+//
 // # Wrapping
 //
-// A Matcher can be driven inside a larger grammar (a harmony envelope of
-// headers and tool choice): FillMask gives the allowed set for the JSON
-// part, CanEnd says when the envelope may close it, AcceptBytes forces text,
-// and IsAllowed tests one token without advancing.
+// A Matcher can be driven inside a larger grammar, as the Envelope does:
+// FillMask gives the allowed set for the JSON part, CanEnd says when the
+// envelope may close it, AcceptBytes forces text, and IsAllowed tests one
+// token without advancing.
 package constrain

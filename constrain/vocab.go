@@ -49,6 +49,7 @@ type vocab struct {
 	mu       sync.Mutex
 	uinner   map[int32][]uint64 // inner masks of the universal string automaton, by state
 	cpsMasks map[int][]uint64   // tokens writing at most k code points, by k
+	ordinary []uint64           // every ordinary token, built on first use
 }
 
 func (v *vocab) words() int { return (v.size + 63) / 64 }
@@ -86,6 +87,22 @@ func (v *vocab) cpsMask(k int) []uint64 {
 	}
 	v.cpsMasks[k] = m
 	return m
+}
+
+// ordinaryMask returns the mask of every ordinary token: free text.
+func (v *vocab) ordinaryMask() []uint64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.ordinary == nil {
+		m := make([]uint64, v.words())
+		for t, b := range v.toks {
+			if b != nil {
+				m[t>>6] |= 1 << (t & 63)
+			}
+		}
+		v.ordinary = m
+	}
+	return v.ordinary
 }
 
 // codePoints counts the code points b writes inside a string, starting
