@@ -13,7 +13,8 @@
 // RenderConversationForCompletion(conv, RoleAssistant, nil), and the token
 // ids "sampled" after that prompt go back through openaicompat to a
 // response, a chunk stream or an event stream. Only the sampling is
-// replaced: the completion comes from a replay file, or from the built-in
+// replaced: the completion comes from a replay file, from random tokens
+// under the request's constraint masks (-sample), or from the built-in
 // stand-in model.
 //
 // # Running
@@ -32,6 +33,11 @@
 //	                 cycling back to the first line after the last; blank
 //	                 lines are skipped; only requests that reach the model
 //	                 (valid ones) take a line.
+//	-sample SEED     sample random tokens under each request's constraint:
+//	                 its tools, tool_choice and response format compiled
+//	                 by openaicompat into a constrain.Envelope (see
+//	                 sampler.go). Request n draws with (SEED, n). A proof of
+//	                 the masks, not a model: the text is random.
 //	-prompts FILE    append to FILE, per request, one JSON line
 //	                 {"text": "...", "tokens": [...]}: the rendered prompt.
 //	                 Line n of it is the prompt that got completion n.
@@ -181,6 +187,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -208,6 +215,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0: a free port)")
 	replayFile := fs.String("replay", "", "replay the completions of `FILE`, one JSON array of token ids per line")
+	sampleSeed := fs.String("sample", "", "sample random tokens under each request's constraint mask, seeded with `SEED`")
 	promptsFile := fs.String("prompts", "", "append each rendered prompt to `FILE` as a JSON line")
 	modelName := fs.String("model", "gpt-oss-120b", "the model `NAME` reported when a request names none")
 	delay := fs.Duration("delay", 0, "pause `DURATION` after each streamed token")
@@ -277,6 +285,18 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			return fmt.Errorf("%s: %w", *replayFile, err)
 		}
 		m = r
+	}
+	if *sampleSeed != "" {
+		if *replayFile != "" {
+			fs.Usage()
+			return errors.New("-sample and -replay exclude each other")
+		}
+		seed, err := strconv.ParseUint(*sampleSeed, 10, 64)
+		if err != nil {
+			fs.Usage()
+			return fmt.Errorf("-sample %q: want a seed, an unsigned integer", *sampleSeed)
+		}
+		m = newSampler(enc, seed)
 	}
 	var prompts io.Writer
 	if *promptsFile != "" {

@@ -15,9 +15,10 @@ import (
 
 // A model gives the token ids a gpt-oss model would sample after a rendered
 // prompt (which ends in "<|start|>assistant"), normally up to and including
-// a stop token. Implementations must be safe for concurrent use.
+// a stop token. mk builds the request's constraint, for a model that
+// samples under it. Implementations must be safe for concurrent use.
 type model interface {
-	Complete(conv harmony.Conversation, prompt []harmony.Token) ([]harmony.Token, error)
+	Complete(conv harmony.Conversation, prompt []harmony.Token, mk constraint) ([]harmony.Token, error)
 }
 
 // replay is the model of -replay: request n gets line n of the file, cycling
@@ -28,7 +29,7 @@ type replay struct {
 }
 
 // Complete returns a copy of the next line, whatever the prompt.
-func (r *replay) Complete(harmony.Conversation, []harmony.Token) ([]harmony.Token, error) {
+func (r *replay) Complete(harmony.Conversation, []harmony.Token, constraint) ([]harmony.Token, error) {
 	n := r.next.Add(1) - 1
 	line := r.lines[n%uint64(len(r.lines))]
 	return append([]harmony.Token(nil), line...), nil
@@ -89,7 +90,7 @@ type standIn struct {
 }
 
 // Complete returns the stand-in's completion for the conversation.
-func (s standIn) Complete(conv harmony.Conversation, _ []harmony.Token) ([]harmony.Token, error) {
+func (s standIn) Complete(conv harmony.Conversation, _ []harmony.Token, _ constraint) ([]harmony.Token, error) {
 	words := firstWords(lastUserText(conv), standInWords)
 	if words == "" {
 		words = "(nothing)"

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/constrain"
 	"github.com/go-harmony/harmony/openaicompat"
 )
 
@@ -143,7 +144,7 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err)
 		return
 	}
-	ids, samp, err := s.complete(conv, req.MaxOutputTokens())
+	ids, samp, err := s.complete(conv, req.MaxOutputTokens(), func() (*constrain.Envelope, error) { return req.Matcher(s.enc, nil) })
 	if err != nil {
 		s.writeError(w, err)
 		return
@@ -203,7 +204,7 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 	if req.MaxOutputTokens != nil {
 		limit = *req.MaxOutputTokens
 	}
-	ids, samp, err := s.complete(conv, limit)
+	ids, samp, err := s.complete(conv, limit, func() (*constrain.Envelope, error) { return req.Matcher(s.enc, nil) })
 	if err != nil {
 		s.writeError(w, err)
 		return
@@ -291,10 +292,10 @@ func (s *server) responseOptions(ro openaicompat.ResponseOptions) openaicompat.R
 }
 
 // complete renders the conversation, logs the prompt, and returns the
-// model's completion: cut after its first <|return|> or <|call|> (where a
+// model's completion (under the constraint mk builds, for -sample): cut after its first <|return|> or <|call|> (where a
 // sampler stops), then to limit tokens when limit > 0, with what the
 // response needs to know about it.
-func (s *server) complete(conv harmony.Conversation, limit int) ([]harmony.Token, openaicompat.Sampling, error) {
+func (s *server) complete(conv harmony.Conversation, limit int, mk constraint) ([]harmony.Token, openaicompat.Sampling, error) {
 	prompt, err := s.enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
 	if err != nil {
 		return nil, openaicompat.Sampling{}, err
@@ -303,7 +304,7 @@ func (s *server) complete(conv harmony.Conversation, limit int) ([]harmony.Token
 	err = s.logPrompt(prompt)
 	var ids []harmony.Token
 	if err == nil {
-		ids, err = s.model.Complete(conv, prompt)
+		ids, err = s.model.Complete(conv, prompt, mk)
 	}
 	s.mu.Unlock()
 	if err != nil {

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/constrain"
+	"github.com/go-harmony/harmony/jsonschema"
+	"github.com/go-harmony/harmony/openaicompat"
+)
+
+// maskbenchPath is JSONSchemaBench's MaskBench, outside this repository;
+// the test takes a few schemas from it when it is there.
+const maskbenchPath = "../../../shared/maskbench/maskbench.jsonl.gz"
+
+// builtinSchemas are tool parameters and response formats of the kinds
+// requests carry.
+var builtinSchemas = []string{
+	`{"type":"object","properties":{"city":{"type":"string","minLength":1},"unit":{"enum":["celsius","fahrenheit"]}},"required":["city"],"additionalProperties":false}`,
+	`{"type":"object","properties":{"query":{"type":"string","maxLength":40},"limit":{"type":"integer","minimum":1,"maximum":50},"tags":{"type":"array","items":{"type":"string","pattern":"^[a-z]{2,8}$"},"maxItems":4}},"required":["query","limit"],"additionalProperties":false}`,
+	`{"type":"object","properties":{"id":{"type":"string","format":"uuid"},"when":{"type":"string","format":"date-time"},"amount":{"type":"number","exclusiveMinimum":0},"meta":{"type":"object","additionalProperties":{"type":["string","boolean","null"]}}},"required":["id","amount"],"additionalProperties":false}`,
+	`{"type":"object","properties":{"steps":{"type":"array","minItems":1,"maxItems":3,"items":{"type":"object","properties":{"action":{"const":"move"},"dx":{"type":"integer"}},"required":["action","dx"]}}},"required":["steps"]}`,
+	`{"anyOf":[{"type":"object","properties":{"ok":{"const":true},"value":{"type":"string"}},"required":["ok","value"]},{"type":"object","properties":{"ok":{"const":false},"error":{"type":"string"}},"required":["ok","error"]}]}`,
+}
+
+// propertySchemas returns the built-in schemas and, when MaskBench is
+// there, n of its schemas that constrain compiles, spread over the file.
+func propertySchemas(t *testing.T, enc *harmony.Encoding, n int) []string {
+	schemas := append([]string(nil), builtinSchemas...)
+	f, err := os.Open(maskbenchPath)
+	if err != nil {
+		t.Logf("no MaskBench (%v): built-in schemas only", err)
+		return schemas
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(nil, 64<<20)
+	for i := 0; sc.Scan() && n > 0; i++ {
+		if i%997 != 0 {
+			continue
+		}
+		var e struct {
+			Schema json.RawMessage `json:"schema"`
+		}
+		if json.Unmarshal(sc.Bytes(), &e) != nil || len(e.Schema) == 0 || e.Schema[0] != '{' || len(e.Schema) > 8<<10 {
+			continue
+		}
+		// The sampler cannot find the required keys of an object open to
+		// any key: it writes random keys for ever. Take schemas whose
+		// objects with required keys are closed (roughly: by count).
+		if bytes.Count(e.Schema, []byte(`"required"`)) > bytes.Count(e.Schema, []byte(`"additionalProperties":false`)) {
+			continue
+		}
+		if _, err := constrain.CompileJSONSchema(enc, e.Schema, nil); err != nil {
+			continue
+		}
+		schemas = append(schemas, string(e.Schema))
+		n--
+	}
+	return schemas
+}
+
+// TestSampledCompletions is the proof by sampling: over seeds, schemas and
+// tool choices, every completion the -sample model draws under a request's
+// Envelope parses strictly, calls only an allowed function with arguments
+// that pass the validator, answers in the response format, and obeys
+// tool_choice.
+func TestSampledCompletions(t *testing.T) {
+	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := propertySchemas(t, enc, sampleMaskBench)
+	s := newSampler(enc, 0)
+	s.hard = 2048
+	unfinished := 0
+	v := jsonschema.New(nil)
+	start := time.Now()
+	completions, tokens := 0, 0
+	for i, schema := range schemas {
+		other := schemas[(i+1)%len(schemas)]
+		tools := fmt.Sprintf(`[{"type":"function","function":{"name":"tool_a","parameters":%s}},{"type":"function","function":{"name":"tool_b","parameters":%s}},{"type":"function","function":{"name":"ping"}}]`, schema, other)
+		for _, choice := range []string{`"auto"`, `"none"`, `"required"`, `{"type":"function","function":{"name":"tool_a"}}`, ""} {
+			body := `{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":` + tools
+			if choice != "" {
+				body += `,"tool_choice":` + choice
+			} else {
+				// No tool_choice: auto, with a structured answer.
+				body += `,"response_format":{"type":"json_schema","json_schema":{"name":"answer","schema":` + other + `}}`
+			}
+			body += "}"
+			var req openaicompat.ChatCompletionRequest
+			if err := openaicompat.DecodeRequest([]byte(body), &req); err != nil {
+				t.Fatal(err)
+			}
+			conv, err := req.Conversation(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prompt, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			env, err := req.Matcher(enc, nil)
+			if err != nil {
+				t.Fatalf("schema %d, tool_choice %s: %v", i, choice, err)
+			}
+			for seed := range uint64(sampleSeeds) {
+				env.Reset()
+				ids, err := s.sample(env, rand.New(rand.NewPCG(seed, uint64(i))), prompt)
+				if errors.Is(err, errNoEnd) {
+					unfinished++
+					continue
+				}
+				if err != nil {
+					text, _ := enc.Decode(ids[max(0, len(ids)-300):])
+					t.Errorf("schema %d, tool_choice %s, seed %d: %v; ends %q", i, choice, seed, err, text)
+					continue
+				}
+				completions++
+				tokens += len(ids)
+				where := fmt.Sprintf("schema %d, tool_choice %s, seed %d", i, choice, seed)
+				checkSampled(t, enc, v, where, ids, &req, choice)
+			}
+		}
+	}
+	t.Logf("%d schemas, %d completions checked, %d tokens, %d unfinished after %d tokens, %v", len(schemas), completions, tokens, unfinished, s.hard, time.Since(start))
+	if unfinished > completions/3 {
+		t.Errorf("%d completions unfinished, %d finished", unfinished, completions)
+	}
+}
+
+// checkSampled checks one sampled completion against its request.
+func checkSampled(t *testing.T, enc *harmony.Encoding, v *jsonschema.Validator, where string, ids []harmony.Token, req *openaicompat.ChatCompletionRequest, choice string) {
+	t.Helper()
+	msgs, err := enc.ParseCompletion(ids, harmony.RoleAssistant, nil)
+	if err != nil {
+		t.Fatalf("%s: strict parse: %v", where, err)
+	}
+	last := msgs[len(msgs)-1]
+	for _, m := range msgs[:len(msgs)-1] {
+		if m.Recipient != "" || (m.Channel != "analysis" && m.Channel != "commentary") {
+			t.Fatalf("%s: a message before the last is %+v", where, m)
+		}
+		if m.Channel == "commentary" && choice == `"none"` {
+			t.Fatalf("%s: a preamble with tool_choice none", where)
+		}
+	}
+	if name, ok := strings.CutPrefix(last.Recipient, "functions."); ok {
+		switch {
+		case choice == `"none"`:
+			t.Fatalf("%s: a call with tool_choice none", where)
+		case strings.Contains(choice, "tool_a") && name != "tool_a":
+			t.Fatalf("%s: a call to %s, tool_choice names tool_a", where, name)
+		}
+		var params json.RawMessage
+		for _, tl := range req.Tools {
+			if tl.Function.Name == name {
+				params = tl.Function.Parameters
+			}
+		}
+		if name != "ping" && params == nil {
+			t.Fatalf("%s: a call to undeclared %q", where, name)
+		}
+		if last.Channel != "commentary" || last.ContentType != "<|constrain|>json" || ids[len(ids)-1] != harmony.TokenCall {
+			t.Fatalf("%s: call message %+v", where, last)
+		}
+		if err := v.ValidateToolArguments(harmony.NewToolDescription(name, "", params), last.Text()); err != nil {
+			t.Fatalf("%s: arguments %s: %v", where, last.Text(), err)
+		}
+		return
+	}
+	if last.Channel != "final" || ids[len(ids)-1] != harmony.TokenReturn {
+		t.Fatalf("%s: last message %+v", where, last)
+	}
+	if choice == `"required"` || strings.Contains(choice, "tool_a") {
+		t.Fatalf("%s: a final answer with tool_choice %s", where, choice)
+	}
+	if f := req.ResponseFormat; f != nil {
+		rf := harmony.ResponseFormat{Name: f.JSONSchema.Name, Schema: f.JSONSchema.Schema}
+		if err := v.ValidateResponse(rf, last.Text()); err != nil {
+			t.Fatalf("%s: answer %s: %v", where, last.Text(), err)
+		}
+	}
+}
