@@ -1,54 +1,27 @@
 package constrain
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"os"
 	"testing"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/maskbench"
 	"github.com/go-harmony/harmony/jsonschema"
 )
 
-// maskbenchPath is JSONSchemaBench's MaskBench, outside this repository;
-// the tests that read it skip when it is missing.
-const maskbenchPath = "../../shared/maskbench/maskbench.jsonl.gz"
-
-type benchEntry struct {
-	Name   string          `json:"name"`
-	Schema json.RawMessage `json:"schema"`
-	Tests  []struct {
-		Valid bool            `json:"valid"`
-		Data  json.RawMessage `json:"data"`
-	} `json:"tests"`
-}
-
-// loadBench reads every n-th entry of MaskBench.
-func loadBench(t *testing.T, every int) []benchEntry {
-	f, err := os.Open(maskbenchPath)
-	if err != nil {
+// loadBench reads every n-th entry of MaskBench, which is outside this
+// repository: the tests that read it skip when it is missing.
+func loadBench(t *testing.T, every int) []maskbench.Entry {
+	t.Helper()
+	out, err := maskbench.Load(maskbench.Path(1), every)
+	if errors.Is(err, os.ErrNotExist) {
 		t.Skipf("MaskBench not found (%v): skipping", err)
 	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
 	if err != nil {
 		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(z)
-	sc.Buffer(nil, 64<<20)
-	var out []benchEntry
-	for i := 0; sc.Scan(); i++ {
-		if i%every != 0 {
-			continue
-		}
-		var e benchEntry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, e)
 	}
 	return out
 }

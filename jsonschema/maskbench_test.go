@@ -1,9 +1,6 @@
 package jsonschema
 
 import (
-	"bufio"
-	"compress/gzip"
-	"encoding/json"
 	"errors"
 	"os"
 	"strings"
@@ -12,6 +9,7 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/ojson"
+	"github.com/go-harmony/harmony/internal/testsupport/maskbench"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,36 +17,16 @@ import (
 // maskbenchPath is JSONSchemaBench's 11,305 real schemas, outside this
 // repository; the tests that read it skip when it is missing. They check
 // every 16th schema; HARMONY_MASKBENCH=all checks them all.
-const maskbenchPath = "../../shared/maskbench/maskbench.jsonl.gz"
-
-type maskbenchEntry struct {
-	Name   string          `json:"name"`
-	Schema json.RawMessage `json:"schema"`
-	Tests  []struct {
-		Data json.RawMessage `json:"data"`
-	} `json:"tests"`
-}
-
-func loadMaskbench(t testing.TB) []maskbenchEntry {
-	f, err := os.Open(maskbenchPath)
-	if err != nil {
+func loadMaskbench(t testing.TB) []maskbench.Entry {
+	every := 16
+	if os.Getenv("HARMONY_MASKBENCH") == "all" {
+		every = 1
+	}
+	out, err := maskbench.Load(maskbench.Path(1), every)
+	if errors.Is(err, os.ErrNotExist) {
 		t.Skip(err)
 	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
 	require.NoError(t, err)
-	sc := bufio.NewScanner(z)
-	sc.Buffer(nil, 64<<20)
-	var out []maskbenchEntry
-	for i := 0; sc.Scan(); i++ {
-		if i%16 != 0 && os.Getenv("HARMONY_MASKBENCH") != "all" {
-			continue
-		}
-		var e maskbenchEntry
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &e))
-		out = append(out, e)
-	}
-	require.NoError(t, sc.Err())
 	return out
 }
 

@@ -1,27 +1,21 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/constrain"
+	"github.com/go-harmony/harmony/internal/testsupport/maskbench"
 	"github.com/go-harmony/harmony/jsonschema"
 	"github.com/go-harmony/harmony/openaicompat"
 )
-
-// maskbenchPath is JSONSchemaBench's MaskBench, outside this repository;
-// the test takes a few schemas from it when it is there.
-const maskbenchPath = "../../../shared/maskbench/maskbench.jsonl.gz"
 
 // builtinSchemas are tool parameters and response formats of the kinds
 // requests carry.
@@ -37,26 +31,16 @@ var builtinSchemas = []string{
 // there, n of its schemas that constrain compiles, spread over the file.
 func propertySchemas(t *testing.T, enc *harmony.Encoding, n int) []string {
 	schemas := append([]string(nil), builtinSchemas...)
-	f, err := os.Open(maskbenchPath)
+	entries, err := maskbench.Load(maskbench.Path(2), 997)
 	if err != nil {
 		t.Logf("no MaskBench (%v): built-in schemas only", err)
 		return schemas
 	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(nil, 64<<20)
-	for i := 0; sc.Scan() && n > 0; i++ {
-		if i%997 != 0 {
-			continue
+	for _, e := range entries {
+		if n == 0 {
+			break
 		}
-		var e struct {
-			Schema json.RawMessage `json:"schema"`
-		}
-		if json.Unmarshal(sc.Bytes(), &e) != nil || len(e.Schema) == 0 || e.Schema[0] != '{' || len(e.Schema) > 8<<10 {
+		if len(e.Schema) == 0 || e.Schema[0] != '{' || len(e.Schema) > 8<<10 {
 			continue
 		}
 		// The sampler cannot find the required keys of an object open to

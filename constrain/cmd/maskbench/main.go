@@ -12,9 +12,7 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -29,16 +27,8 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/constrain"
+	"github.com/go-harmony/harmony/internal/testsupport/maskbench"
 )
-
-type entry struct {
-	Name   string          `json:"name"`
-	Schema json.RawMessage `json:"schema"`
-	Tests  []struct {
-		Valid bool            `json:"valid"`
-		Data  json.RawMessage `json:"data"`
-	} `json:"tests"`
-}
 
 func main() {
 	data := flag.String("data", "../shared/maskbench/maskbench.jsonl.gz", "MaskBench file")
@@ -64,16 +54,10 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	f, err := os.Open(*data)
+	entries, err := maskbench.Load(*data, *every)
 	if err != nil {
 		log.Fatal(err)
 	}
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		log.Fatal(err)
-	}
-	sc := bufio.NewScanner(z)
-	sc.Buffer(nil, 64<<20)
 	// Warm the vocabulary trie (built once per Encoding).
 	if _, err := constrain.CompileJSONSchema(enc, []byte(`{}`), nil); err != nil {
 		log.Fatal(err)
@@ -89,14 +73,7 @@ func main() {
 		compileKinds                                               = map[string]int{}
 	)
 	mask := []uint64(nil)
-	for i := 0; sc.Scan(); i++ {
-		if i%*every != 0 {
-			continue
-		}
-		var e entry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			log.Fatal(err)
-		}
+	for _, e := range entries {
 		total++
 		if len(e.Tests) > 0 {
 			withTests++
@@ -183,9 +160,6 @@ func main() {
 				passingTested++
 			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		log.Fatal(err)
 	}
 	fmt.Printf("schemas: %d (%d with tests)\n", total, withTests)
 	fmt.Printf("passing: %d (%.1f%%); with tests: %d of %d (%.1f%%)\n", passing, pct(passing, total), passingTested, withTests, pct(passingTested, withTests))
