@@ -374,6 +374,35 @@ func (p *StreamParser) decodeContent(t Token) error {
 	return nil
 }
 
+// contentRun adds the leading tokens of toks that are ranks of complete
+// UTF-8, while no partial character is pending, straight to the content,
+// and returns how many it took: what Process would do with each of them
+// (see decodeContent), less the per-token bookkeeping that only a stream's
+// reader sees. For ParseCompletion, in StateContent, where nobody reads the
+// events or the deltas; the last delta is left as Process would leave it.
+func (p *StreamParser) contentRun(toks []Token) int {
+	if len(p.pending) != 0 {
+		return 0
+	}
+	eng, whole, arena := p.enc.encoder, p.whole, p.arena
+	n := 0
+	for _, t := range toks {
+		if !isWholeUTF8(whole, t) {
+			break
+		}
+		arena = append(arena, eng.TokenBytes(uint32(t))...)
+		n++
+	}
+	if n > 0 {
+		last := eng.TokenLen(uint32(toks[n-1]))
+		p.arena = arena
+		p.delta, p.hasDelta = bytesString(arena[len(arena)-last:]), last > 0
+		p.index += n
+		p.errState = StateContent
+	}
+	return n
+}
+
 // finishMessage completes the message being read, as the reference does at a
 // stop token or the end of the stream: the pending bytes, repaired, end its
 // content.

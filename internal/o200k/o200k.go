@@ -138,6 +138,15 @@ func (e *Engine) TokenBytes(id uint32) []byte {
 	return unsafe.Slice(unsafe.StringData(tok), len(tok))[:len(tok):len(tok)]
 }
 
+// TokenLen returns the length in bytes of the token with the given id, or 0
+// if id is not a rank.
+func (e *Engine) TokenLen(id uint32) int {
+	if int(id) >= e.numRanks {
+		return 0
+	}
+	return int(e.offsets[id+1] - e.offsets[id])
+}
+
 // AppendEncode appends the ranks of text, encoded as ordinary text (never
 // special tokens), to dst and returns the extended slice.
 //
