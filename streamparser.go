@@ -18,9 +18,9 @@ import (
 // the token, never to the message: the reference re-encodes the content after
 // every token; here the content is a growing byte buffer.
 //
-// The buffer (an arena shared by all messages of the stream) is append-only:
-// bytes once written are never changed, and Reset starts a new arena instead
-// of reusing the old one. So the delta, the current content and every
+// The buffer (an arena shared by all messages of the stream, in blocks; see
+// reserve) is append-only: bytes once written are never changed, and Reset
+// starts a new arena instead of reusing the old one. So the delta, the current content and every
 // message's text are strings that alias the arena, made with unsafe.String —
 // no copy and no allocation per token. ParseCompletion sizes the arena once
 // from the tokens' lengths.
@@ -269,6 +269,7 @@ func (p *StreamParser) startContent(h header) {
 // header cut short), reporting its header, its text and its end at once.
 func (p *StreamParser) wholeMessage(h header, text string) {
 	p.startContent(h)
+	p.reserve(len(text))
 	start := len(p.arena)
 	p.arena = append(p.arena, text...)
 	if len(p.arena) > start {
@@ -344,6 +345,7 @@ func (p *StreamParser) decodeContent(t Token) error {
 		if !p.lenient && !p.recover {
 			return fmt.Errorf("%w %d in content", ErrUnknownToken, t)
 		}
+		p.reserve(3*len(p.pending) + len(utf8x.Replacement))
 		start := len(p.arena)
 		p.arena = utf8x.AppendLossy(p.arena, p.pending)
 		p.arena = append(p.arena, utf8x.Replacement...)
@@ -352,6 +354,7 @@ func (p *StreamParser) decodeContent(t Token) error {
 		p.emit(Event{Kind: EventDelta, Text: p.delta})
 		return nil
 	}
+	p.reserve(len(b) + 3*len(p.pending) + len(utf8x.Replacement))
 	start := len(p.arena)
 	if len(p.pending) == 0 && (isWholeUTF8(p.whole, t) || IsSpecial(t)) {
 		// The common case: a token that is whole characters.
@@ -407,6 +410,7 @@ func (p *StreamParser) contentRun(toks []Token) int {
 // stop token or the end of the stream: the pending bytes, repaired, end its
 // content.
 func (p *StreamParser) finishMessage() {
+	p.reserve(3 * len(p.pending))
 	start := len(p.arena)
 	p.arena = utf8x.AppendLossy(p.arena, p.pending)
 	if len(p.arena) > start {
@@ -419,6 +423,24 @@ func (p *StreamParser) finishMessage() {
 	p.msgStart = len(p.arena)
 	p.pending = p.pending[:0]
 	p.delta, p.hasDelta = "", false
+}
+
+// arenaBlock is the least size of a new arena block.
+const arenaBlock = 64 << 10
+
+// reserve makes room for n more bytes in the arena without moving any byte
+// already handed out: when the block is full, the current message's content
+// so far is copied to a new block (at least twice its size), and the earlier
+// messages keep theirs in the old one. Growing by append instead would copy
+// every earlier message again at each growth.
+func (p *StreamParser) reserve(n int) {
+	if cap(p.arena)-len(p.arena) >= n {
+		return
+	}
+	cur := p.arena[p.msgStart:]
+	a := make([]byte, len(cur), max(arenaBlock, 2*len(cur)+n))
+	copy(a, cur)
+	p.arena, p.msgStart = a, 0
 }
 
 // bytesString returns b as a string without copying. Only for bytes of the
