@@ -117,9 +117,13 @@ func (e *Encoding) ParseCompletion(tokens []Token, role Role, opts *ParseOptions
 	}
 	p.arena = make([]byte, 0, size+3)
 	p.noEvents = true
+	slow := 0 // tokens before it go through Process
 	for i := 0; i < len(tokens); i++ {
-		if p.state == StateContent {
-			if i += p.contentRun(tokens[i:]); i == len(tokens) {
+		if p.state == StateContent && i >= slow {
+			n, ok := p.contentRun(tokens[i:])
+			if !ok {
+				slow = i + n
+			} else if i += n; i == len(tokens) {
 				break
 			}
 		}

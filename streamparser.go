@@ -377,33 +377,45 @@ func (p *StreamParser) decodeContent(t Token) error {
 	return nil
 }
 
-// contentRun adds the leading tokens of toks that are ranks of complete
-// UTF-8, while no partial character is pending, straight to the content,
-// and returns how many it took: what Process would do with each of them
-// (see decodeContent), less the per-token bookkeeping that only a stream's
-// reader sees. For ParseCompletion, in StateContent, where nobody reads the
-// events or the deltas; the last delta is left as Process would leave it.
-func (p *StreamParser) contentRun(toks []Token) int {
-	if len(p.pending) != 0 {
-		return 0
-	}
-	eng, whole, arena := p.enc.encoder, p.whole, p.arena
-	n := 0
+// contentRun adds the leading ordinary tokens of toks (ranks, up to the
+// first special token or unknown id) to the content at once, and returns how
+// many it took (ok), or how many must go one by one (!ok): for ParseCompletion, in StateContent, where nobody reads the
+// events or the deltas. If their bytes, after any pending ones, are valid
+// UTF-8 and end on a character boundary, decoding them one by one (see
+// decodeContent) would only have moved each character into the content as
+// it completed, so the content is their concatenation. Otherwise nothing is
+// kept (the bytes written past the arena's end were never handed out) and
+// the caller takes those n tokens through Process. The last delta is left as Process would
+// leave it.
+func (p *StreamParser) contentRun(toks []Token) (n int, ok bool) {
+	eng, arena := p.enc.encoder, p.arena
+	start := len(arena)
+	arena = append(arena, p.pending...)
+	last := 0
 	for _, t := range toks {
-		if !isWholeUTF8(whole, t) {
+		b := eng.TokenBytes(uint32(t))
+		if b == nil {
 			break
 		}
-		arena = append(arena, eng.TokenBytes(uint32(t))...)
+		last = len(arena)
+		arena = append(arena, b...)
 		n++
 	}
-	if n > 0 {
-		last := eng.TokenLen(uint32(toks[n-1]))
-		p.arena = arena
-		p.delta, p.hasDelta = bytesString(arena[len(arena)-last:]), last > 0
-		p.index += n
-		p.errState = StateContent
+	if n == 0 {
+		return 0, true
 	}
-	return n
+	if !utf8.Valid(arena[start:]) {
+		return n, false
+	}
+	for last > start && !utf8.RuneStart(arena[last]) {
+		last-- // the last token's delta starts with the character it completes
+	}
+	p.arena = arena
+	p.pending = p.pending[:0]
+	p.delta, p.hasDelta = bytesString(arena[last:]), len(arena) > last
+	p.index += n
+	p.errState = StateContent
+	return n, true
 }
 
 // finishMessage completes the message being read, as the reference does at a
