@@ -388,23 +388,40 @@ func (p *StreamParser) decodeContent(t Token) error {
 // the caller takes those n tokens through Process. The last delta is left as Process would
 // leave it.
 func (p *StreamParser) contentRun(toks []Token) (n int, ok bool) {
-	eng, arena := p.enc.encoder, p.arena
+	eng, whole, arena := p.enc.encoder, p.whole, p.arena
 	start := len(arena)
 	arena = append(arena, p.pending...)
-	last := 0
+	// Whole tokens are valid and end on a character boundary, so the run is
+	// valid iff each stretch of other tokens (with the pending bytes before
+	// the first) is: only those are checked.
+	seg, last, valid := -1, 0, true
+	if len(p.pending) > 0 {
+		seg = start
+	}
 	for _, t := range toks {
 		b := eng.TokenBytes(uint32(t))
 		if b == nil {
 			break
 		}
 		last = len(arena)
+		if !isWholeUTF8(whole, t) {
+			if seg < 0 {
+				seg = last
+			}
+		} else if seg >= 0 {
+			valid = valid && utf8.Valid(arena[seg:last])
+			seg = -1
+		}
 		arena = append(arena, b...)
 		n++
 	}
 	if n == 0 {
 		return 0, true
 	}
-	if !utf8.Valid(arena[start:]) {
+	if seg >= 0 {
+		valid = valid && utf8.Valid(arena[seg:])
+	}
+	if !valid {
 		return n, false
 	}
 	for last > start && !utf8.RuneStart(arena[last]) {
