@@ -57,9 +57,11 @@ type StreamParser struct {
 	hasDelta bool
 
 	events     []Event // what the last Process or ProcessEOS did
-	noEvents   bool    // ParseCompletion: nobody reads the events
-	needsStart bool    // the first message's start is still to be reported
-	dropped    int     // what recovery dropped
+	lazyDelta  bool    // and then a delta of text lazyText (see emitDelta)
+	lazyText   string
+	noEvents   bool // ParseCompletion: nobody reads the events
+	needsStart bool // the first message's start is still to be reported
+	dropped    int  // what recovery dropped
 
 	messages []Message
 	tokens   []Token
@@ -110,7 +112,7 @@ func (p *StreamParser) Reset() {
 	p.arena, p.msgStart = nil, 0
 	p.pending = p.pending[:0]
 	p.delta, p.hasDelta = "", false
-	p.events = p.events[:0]
+	p.clearEvents()
 	p.dropped = 0
 	p.messages = nil
 	p.tokens = p.tokens[:0]
@@ -125,7 +127,7 @@ func (p *StreamParser) Process(t Token) error {
 	}
 	i := p.index
 	p.index++
-	p.events = p.events[:0]
+	p.clearEvents()
 	if err := p.step(t, false); err != nil {
 		return &ParseError{Index: i, Token: t, State: p.errState, Err: err}
 	}
@@ -135,7 +137,7 @@ func (p *StreamParser) Process(t Token) error {
 // ProcessEOS ends the stream: a message in progress is completed. The end of
 // the stream inside a header is an error.
 func (p *StreamParser) ProcessEOS() error {
-	p.events = p.events[:0]
+	p.clearEvents()
 	if err := p.step(0, true); err != nil {
 		return &ParseError{Index: p.index, EOS: true, State: p.errState, Err: err}
 	}
@@ -243,8 +245,37 @@ func (p *StreamParser) step(t Token, eos bool) error {
 // emit records an event of the current call.
 func (p *StreamParser) emit(ev Event) {
 	if !p.noEvents {
+		p.flushDelta()
 		p.events = append(p.events, ev)
 	}
+}
+
+// emitDelta records a delta event of the current call. A call's only event
+// is most often one delta: it is then kept as just its text and made an
+// Event when Events asks or another event follows (flushDelta), which
+// saves writing a whole Event per content token.
+func (p *StreamParser) emitDelta(text string) {
+	switch {
+	case p.noEvents:
+	case len(p.events) == 0 && !p.lazyDelta:
+		p.lazyDelta, p.lazyText = true, text
+	default:
+		p.emit(Event{Kind: EventDelta, Text: text})
+	}
+}
+
+// flushDelta turns a delta kept by emitDelta into an Event.
+func (p *StreamParser) flushDelta() {
+	if p.lazyDelta {
+		p.lazyDelta = false
+		p.events = append(p.events, Event{Kind: EventDelta, Text: p.lazyText})
+	}
+}
+
+// clearEvents forgets the events of the last call.
+func (p *StreamParser) clearEvents() {
+	p.events = p.events[:0]
+	p.lazyDelta, p.lazyText = false, ""
 }
 
 // beginHeader starts reading a header. role is the message's role when it is
@@ -372,7 +403,7 @@ func (p *StreamParser) decodeContent(t Token) error {
 	}
 	if len(p.arena) > start {
 		p.delta, p.hasDelta = bytesString(p.arena[start:]), true
-		p.emit(Event{Kind: EventDelta, Text: p.delta})
+		p.emitDelta(p.delta)
 	}
 	return nil
 }
