@@ -206,6 +206,29 @@ func benchParse(b *testing.B, toks []Token) {
 			}
 		}
 	})
+	// Our own decode of the same ids to bytes: the floor that parsing is
+	// measured against (target: batch parse within 1.5× of it). DecodeBytes
+	// allocates its result, as parsing must; decode-reuse appends into one
+	// buffer kept across iterations, the bare copying.
+	b.Run("Impl=harmony-decode", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(size)
+		for b.Loop() {
+			if _, err := enc.DecodeBytes(toks); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Impl=harmony-decode-reuse", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(size)
+		var buf []byte
+		for b.Loop() {
+			if buf, err = enc.AppendBytes(buf[:0], toks); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("Impl=tiktoken-decode", func(b *testing.B) {
 		tk := peer(b)
 		ids := make([]int, len(toks))

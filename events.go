@@ -69,7 +69,10 @@ type Event struct {
 // start, header, deltas that concatenate to its content, end. The slice is
 // the parser's own and valid until the next call of Process, ProcessEOS or
 // Reset; the texts in it stay valid.
-func (p *StreamParser) Events() []Event { return p.events }
+func (p *StreamParser) Events() []Event {
+	p.flushDelta()
+	return p.events
+}
 
 // Dropped returns how many tokens, header words and recipients recovery
 // ([ParseOptions].Recover) has dropped since the parser was created or reset:

@@ -109,14 +109,25 @@ func (e *Encoding) ParseCompletion(tokens []Token, role Role, opts *ParseOptions
 	// One allocation for every message's content: at most the tokens' bytes.
 	size := 0
 	for _, t := range tokens {
-		if b, ok := e.tokenBytes(t); ok {
-			size += len(b)
+		if n := e.encoder.TokenLen(uint32(t)); n > 0 {
+			size += n
+		} else if IsSpecial(t) {
+			size += len(specialBytes[t-FirstSpecialToken])
 		}
 	}
 	p.arena = make([]byte, 0, size+3)
 	p.noEvents = true
-	for _, t := range tokens {
-		if err := p.Process(t); err != nil {
+	slow := 0 // tokens before it go through Process
+	for i := 0; i < len(tokens); i++ {
+		if p.state == StateContent && i >= slow {
+			n, ok := p.contentRun(tokens[i:])
+			if !ok {
+				slow = i + n
+			} else if i += n; i == len(tokens) {
+				break
+			}
+		}
+		if err := p.Process(tokens[i]); err != nil {
 			return nil, err
 		}
 	}

@@ -247,3 +247,46 @@ func TestStreamAllocs(t *testing.T) {
 		t.Error("no content streamed")
 	}
 }
+
+// TestBatchContentRuns checks ParseCompletion's whole-run decoding of
+// content (contentRun) against the stream, token by token, on content of
+// single-byte tokens: characters split across tokens, invalid sequences
+// (which send a run back through Process), and both at a run's end.
+func TestBatchContentRuns(t *testing.T) {
+	enc := mustEncoding(t)
+	head := specials(t, enc, "<|start|>assistant<|message|>")
+	byteTok := map[byte]Token{}
+	for id := Token(0); id < FirstSpecialToken && len(byteTok) < 256; id++ {
+		if b, _ := enc.tokenBytes(id); len(b) == 1 {
+			byteTok[b[0]] = id
+		}
+	}
+	require.Len(t, byteTok, 256)
+	for _, content := range []string{"abc", "é中😀", "a\xffb", "中\xe4\xb8", "\xe4\xb8", "\xff", "x\xf0\x9f\x98\x80y\xc3", "\xc3\xa9\xed\xa0\x80z"} {
+		for _, split := range []bool{false, true} {
+			toks := append([]Token(nil), head...)
+			if split {
+				for i := 0; i < len(content); i++ {
+					toks = append(toks, byteTok[content[i]])
+				}
+			} else {
+				toks = append(toks, enc.EncodeOrdinary("ok ")...)
+				for i := 0; i < len(content); i++ {
+					toks = append(toks, byteTok[content[i]])
+				}
+			}
+			toks = append(toks, TokenEnd)
+			toks = append(toks, head...)
+			toks = append(toks, byteTok['q'])
+			batch, err := enc.ParseCompletion(toks, "", nil)
+			require.NoError(t, err)
+			p, err := enc.NewStreamParser("", nil)
+			require.NoError(t, err)
+			for _, tok := range toks {
+				require.NoError(t, p.Process(tok))
+			}
+			require.NoError(t, p.ProcessEOS())
+			assert.Equal(t, p.Messages(), batch, "%q split=%v", content, split)
+		}
+	}
+}

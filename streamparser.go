@@ -18,9 +18,9 @@ import (
 // the token, never to the message: the reference re-encodes the content after
 // every token; here the content is a growing byte buffer.
 //
-// The buffer (an arena shared by all messages of the stream) is append-only:
-// bytes once written are never changed, and Reset starts a new arena instead
-// of reusing the old one. So the delta, the current content and every
+// The buffer (an arena shared by all messages of the stream, in blocks; see
+// reserve) is append-only: bytes once written are never changed, and Reset
+// starts a new arena instead of reusing the old one. So the delta, the current content and every
 // message's text are strings that alias the arena, made with unsafe.String —
 // no copy and no allocation per token. ParseCompletion sizes the arena once
 // from the tokens' lengths.
@@ -57,9 +57,11 @@ type StreamParser struct {
 	hasDelta bool
 
 	events     []Event // what the last Process or ProcessEOS did
-	noEvents   bool    // ParseCompletion: nobody reads the events
-	needsStart bool    // the first message's start is still to be reported
-	dropped    int     // what recovery dropped
+	lazyDelta  bool    // and then a delta of text lazyText (see emitDelta)
+	lazyText   string
+	noEvents   bool // ParseCompletion: nobody reads the events
+	needsStart bool // the first message's start is still to be reported
+	dropped    int  // what recovery dropped
 
 	messages []Message
 	tokens   []Token
@@ -110,7 +112,7 @@ func (p *StreamParser) Reset() {
 	p.arena, p.msgStart = nil, 0
 	p.pending = p.pending[:0]
 	p.delta, p.hasDelta = "", false
-	p.events = p.events[:0]
+	p.clearEvents()
 	p.dropped = 0
 	p.messages = nil
 	p.tokens = p.tokens[:0]
@@ -125,7 +127,7 @@ func (p *StreamParser) Process(t Token) error {
 	}
 	i := p.index
 	p.index++
-	p.events = p.events[:0]
+	p.clearEvents()
 	if err := p.step(t, false); err != nil {
 		return &ParseError{Index: i, Token: t, State: p.errState, Err: err}
 	}
@@ -135,7 +137,7 @@ func (p *StreamParser) Process(t Token) error {
 // ProcessEOS ends the stream: a message in progress is completed. The end of
 // the stream inside a header is an error.
 func (p *StreamParser) ProcessEOS() error {
-	p.events = p.events[:0]
+	p.clearEvents()
 	if err := p.step(0, true); err != nil {
 		return &ParseError{Index: p.index, EOS: true, State: p.errState, Err: err}
 	}
@@ -243,8 +245,37 @@ func (p *StreamParser) step(t Token, eos bool) error {
 // emit records an event of the current call.
 func (p *StreamParser) emit(ev Event) {
 	if !p.noEvents {
+		p.flushDelta()
 		p.events = append(p.events, ev)
 	}
+}
+
+// emitDelta records a delta event of the current call. A call's only event
+// is most often one delta: it is then kept as just its text and made an
+// Event when Events asks or another event follows (flushDelta), which
+// saves writing a whole Event per content token.
+func (p *StreamParser) emitDelta(text string) {
+	switch {
+	case p.noEvents:
+	case len(p.events) == 0 && !p.lazyDelta:
+		p.lazyDelta, p.lazyText = true, text
+	default:
+		p.emit(Event{Kind: EventDelta, Text: text})
+	}
+}
+
+// flushDelta turns a delta kept by emitDelta into an Event.
+func (p *StreamParser) flushDelta() {
+	if p.lazyDelta {
+		p.lazyDelta = false
+		p.events = append(p.events, Event{Kind: EventDelta, Text: p.lazyText})
+	}
+}
+
+// clearEvents forgets the events of the last call.
+func (p *StreamParser) clearEvents() {
+	p.events = p.events[:0]
+	p.lazyDelta, p.lazyText = false, ""
 }
 
 // beginHeader starts reading a header. role is the message's role when it is
@@ -269,6 +300,7 @@ func (p *StreamParser) startContent(h header) {
 // header cut short), reporting its header, its text and its end at once.
 func (p *StreamParser) wholeMessage(h header, text string) {
 	p.startContent(h)
+	p.reserve(len(text))
 	start := len(p.arena)
 	p.arena = append(p.arena, text...)
 	if len(p.arena) > start {
@@ -344,6 +376,7 @@ func (p *StreamParser) decodeContent(t Token) error {
 		if !p.lenient && !p.recover {
 			return fmt.Errorf("%w %d in content", ErrUnknownToken, t)
 		}
+		p.reserve(3*len(p.pending) + len(utf8x.Replacement))
 		start := len(p.arena)
 		p.arena = utf8x.AppendLossy(p.arena, p.pending)
 		p.arena = append(p.arena, utf8x.Replacement...)
@@ -352,6 +385,7 @@ func (p *StreamParser) decodeContent(t Token) error {
 		p.emit(Event{Kind: EventDelta, Text: p.delta})
 		return nil
 	}
+	p.reserve(len(b) + 3*len(p.pending) + len(utf8x.Replacement))
 	start := len(p.arena)
 	if len(p.pending) == 0 && (isWholeUTF8(p.whole, t) || IsSpecial(t)) {
 		// The common case: a token that is whole characters.
@@ -369,15 +403,74 @@ func (p *StreamParser) decodeContent(t Token) error {
 	}
 	if len(p.arena) > start {
 		p.delta, p.hasDelta = bytesString(p.arena[start:]), true
-		p.emit(Event{Kind: EventDelta, Text: p.delta})
+		p.emitDelta(p.delta)
 	}
 	return nil
+}
+
+// contentRun adds the leading ordinary tokens of toks (ranks, up to the
+// first special token or unknown id) to the content at once, and returns how
+// many it took (ok), or how many must go one by one (!ok): for ParseCompletion, in StateContent, where nobody reads the
+// events or the deltas. If their bytes, after any pending ones, are valid
+// UTF-8 and end on a character boundary, decoding them one by one (see
+// decodeContent) would only have moved each character into the content as
+// it completed, so the content is their concatenation. Otherwise nothing is
+// kept (the bytes written past the arena's end were never handed out) and
+// the caller takes those n tokens through Process. The last delta is left as Process would
+// leave it.
+func (p *StreamParser) contentRun(toks []Token) (n int, ok bool) {
+	eng, whole, arena := p.enc.encoder, p.whole, p.arena
+	start := len(arena)
+	arena = append(arena, p.pending...)
+	// Whole tokens are valid and end on a character boundary, so the run is
+	// valid iff each stretch of other tokens (with the pending bytes before
+	// the first) is: only those are checked.
+	seg, last, valid := -1, 0, true
+	if len(p.pending) > 0 {
+		seg = start
+	}
+	for _, t := range toks {
+		b := eng.TokenBytes(uint32(t))
+		if b == nil {
+			break
+		}
+		last = len(arena)
+		if !isWholeUTF8(whole, t) {
+			if seg < 0 {
+				seg = last
+			}
+		} else if seg >= 0 {
+			valid = valid && utf8.Valid(arena[seg:last])
+			seg = -1
+		}
+		arena = append(arena, b...)
+		n++
+	}
+	if n == 0 {
+		return 0, true
+	}
+	if seg >= 0 {
+		valid = valid && utf8.Valid(arena[seg:])
+	}
+	if !valid {
+		return n, false
+	}
+	for last > start && !utf8.RuneStart(arena[last]) {
+		last-- // the last token's delta starts with the character it completes
+	}
+	p.arena = arena
+	p.pending = p.pending[:0]
+	p.delta, p.hasDelta = bytesString(arena[last:]), len(arena) > last
+	p.index += n
+	p.errState = StateContent
+	return n, true
 }
 
 // finishMessage completes the message being read, as the reference does at a
 // stop token or the end of the stream: the pending bytes, repaired, end its
 // content.
 func (p *StreamParser) finishMessage() {
+	p.reserve(3 * len(p.pending))
 	start := len(p.arena)
 	p.arena = utf8x.AppendLossy(p.arena, p.pending)
 	if len(p.arena) > start {
@@ -390,6 +483,24 @@ func (p *StreamParser) finishMessage() {
 	p.msgStart = len(p.arena)
 	p.pending = p.pending[:0]
 	p.delta, p.hasDelta = "", false
+}
+
+// arenaBlock is the least size of a new arena block.
+const arenaBlock = 64 << 10
+
+// reserve makes room for n more bytes in the arena without moving any byte
+// already handed out: when the block is full, the current message's content
+// so far is copied to a new block (at least twice its size), and the earlier
+// messages keep theirs in the old one. Growing by append instead would copy
+// every earlier message again at each growth.
+func (p *StreamParser) reserve(n int) {
+	if cap(p.arena)-len(p.arena) >= n {
+		return
+	}
+	cur := p.arena[p.msgStart:]
+	a := make([]byte, len(cur), max(arenaBlock, 2*len(cur)+n))
+	copy(a, cur)
+	p.arena, p.msgStart = a, 0
 }
 
 // bytesString returns b as a string without copying. Only for bytes of the

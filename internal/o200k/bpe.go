@@ -2,6 +2,8 @@ package o200k
 
 import (
 	"slices"
+	"unicode/utf8"
+	"unsafe"
 )
 
 // Byte-pair merging. The result must be exactly that of tiktoken's
@@ -20,6 +22,13 @@ import (
 // bytes). Up to it bpeSmall is faster on ASCII and close on CJK (see
 // BenchmarkBPE).
 const smallPiece = 128
+
+// hugePiece is the length above which bpeLarge gives a bucket's buffer back
+// as soon as the bucket is done, so that the buckets of a huge piece hold
+// little more than its pending merges at any time. Below it the buffers
+// are kept for the next bucket and the next call, which is faster; putWork
+// drops the working memory of a piece longer than this anyway.
+const hugePiece = 1 << 20
 
 // appendPiece appends the ranks of one piece. *w is the working memory of
 // the call, fetched the first time a piece needs merging.
@@ -58,6 +67,7 @@ func (e *Engine) bpe(dst []uint32, p string, w *work) []uint32 {
 type work struct {
 	memo [1 << memoBits]uint64
 	large
+	repl []byte // a short invalid piece, replaced
 }
 
 // The memo is direct-mapped; an entry is key+1 << 20 | rank, where key is
@@ -75,7 +85,7 @@ func (e *Engine) getWork() *work {
 }
 
 func (e *Engine) putWork(w *work) {
-	if cap(w.parts) > 1<<20 {
+	if cap(w.parts) > hugePiece || cap(w.repl) > 1<<16 {
 		return // let a huge piece's buffers go
 	}
 	e.pool.Put(w)
@@ -163,19 +173,22 @@ func minPair(parts []uint64) uint64 {
 
 // large is the working memory of bpeLarge.
 //
-// Parts are identified by the byte offset where they start. For a live part
-// i, parts[i].next and .prev link its neighbours (len(p) and -1 at the
-// ends), .id is its token and .rank the rank of its merge with the next part
-// (none if there is no next part or the pair is not a token). Dead parts
-// have rank none.
+// Parts are identified by the byte offset where they start. parts[i] packs,
+// for a live part i, its token and its length, so that the next part is
+// found without a link; a byte that does not start a live part holds 0, so
+// that the part before is found by stepping back over zeros (at most a
+// token's length). The rank of a part's merge with the next one is not kept
+// but asked of the memo again (see rankAt): 4 bytes per byte of the piece.
 //
 // Pending merges wait in buckets, one per rank, each a list of part
 // offsets; bucketOf maps a rank to its bucket (-1: none yet) and heap holds
 // the ranks of the buckets that may hold a pending merge, smallest first. An
-// entry (r, i) is current iff parts[i].rank == r; stale ones are skipped
-// when they come up.
+// entry (r, i) is current iff part i is live and merges with the next part
+// at rank r; stale ones are skipped when they come up. The initial pairs
+// are counted before the buckets are filled, so that their buffers are
+// allocated once at the size they need.
 type large struct {
-	parts    []part
+	parts    []uint32
 	bucketOf []int32
 	buckets  []bucket
 	heap     []uint32
@@ -183,9 +196,22 @@ type large struct {
 	lower    bool   // a merge of rank < cur has been added
 }
 
-type part struct {
-	next, prev int32
-	rank, id   uint32
+// A packed part: the token in bits 0-17 (there are fewer than 1<<18 ranks),
+// the length (1 to 128) above.
+const idBits = 18
+
+func packPart(id uint32, size int32) uint32 { return id | uint32(size)<<idBits }
+func partID(v uint32) uint32                { return v & (1<<idBits - 1) }
+func partSize(v uint32) int32               { return int32(v >> idBits) }
+
+// rankAt returns the rank of live part i's merge with the next part, or none.
+func (e *Engine) rankAt(w *work, parts []uint32, i int32) uint32 {
+	pi := parts[i]
+	j := i + partSize(pi)
+	if int(j) >= len(parts) {
+		return none
+	}
+	return e.idPairRank(w, partID(pi), partID(parts[j]))
 }
 
 type bucket struct {
@@ -211,6 +237,15 @@ type bucket struct {
 // (in a bucket not being worked on) mark it dirty, and it is sorted before
 // its next use.
 func (e *Engine) bpeLarge(dst []uint32, p string, w *work) []uint32 {
+	return e.merge(dst, p, w, false)
+}
+
+// merge is bpeLarge. If invalid is set, p is not valid UTF-8, and each byte
+// of it that does not belong to a valid encoding starts as the token of
+// U+FFFD instead of as its own byte (which fffdAtomic must have allowed).
+// Pair ranks are looked up by token ids, never by slicing p, so the
+// replaced text is never built.
+func (e *Engine) merge(dst []uint32, p string, w *work, invalid bool) []uint32 {
 	s := &w.large
 	if s.bucketOf == nil {
 		s.bucketOf = make([]int32, e.numRanks)
@@ -222,26 +257,62 @@ func (e *Engine) bpeLarge(dst []uint32, p string, w *work) []uint32 {
 	s.parts = grow(s.parts, n)
 	parts := s.parts
 	for i := range parts {
-		parts[i] = part{next: int32(i + 1), prev: int32(i - 1), rank: none, id: e.bytes[p[i]]}
+		parts[i] = packPart(e.bytes[p[i]], 1)
 	}
-	// The initial pairs, in position order: runs of equal ranks (long
-	// pieces are mostly repetitive) go to the same bucket.
+	if invalid {
+		for i := 0; i < n; {
+			if p[i] < utf8.RuneSelf {
+				i++
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(p[i:])
+			if r == utf8.RuneError && size == 1 {
+				parts[i] = packPart(e.fffd, 1)
+			}
+			i += size
+		}
+	}
+	initial := func(i int) uint32 {
+		if !invalid {
+			return e.pairs[uint16(p[i])<<8|uint16(p[i+1])]
+		}
+		return e.idPairRank(w, partID(parts[i]), partID(parts[i+1]))
+	}
+	// The initial pairs: count them per rank, size the buckets, then fill
+	// them in position order.
 	s.cur = 0 // below every pair rank: adds take the fast path
+	for i := 0; i < n-1; i++ {
+		if r := initial(i); r != none {
+			bi := s.bucketOf[r]
+			if bi < 0 {
+				bi = s.newBucket(r)
+			}
+			s.buckets[bi].n++
+		}
+	}
+	for bi := range s.buckets {
+		b := &s.buckets[bi]
+		if int(b.n) > len(b.buf) {
+			b.buf = make([]int32, b.n)
+		}
+		b.n = 0
+	}
 	var b *bucket
 	for i := 0; i < n-1; i++ {
-		r := e.pairs[uint16(p[i])<<8|uint16(p[i+1])]
+		r := initial(i)
 		if r == none {
 			continue
 		}
-		parts[i].rank = r
-		if b == nil || b.rank != r || b.n == int32(len(b.buf)) {
-			s.add(r, int32(i))
+		if b == nil || b.rank != r {
 			b = &s.buckets[s.bucketOf[r]]
-			continue
 		}
 		b.buf[b.n] = int32(i)
 		b.n++
 		b.last = int32(i)
+	}
+	for bi := range s.buckets {
+		s.buckets[bi].inHeap = true
+		s.pushHeap(s.buckets[bi].rank)
 	}
 
 	for len(s.heap) > 0 {
@@ -249,6 +320,9 @@ func (e *Engine) bpeLarge(dst []uint32, p string, w *work) []uint32 {
 		b := &s.buckets[s.bucketOf[r]]
 		if b.head == b.n {
 			b.n, b.head, b.dirty, b.inHeap = 0, 0, false, false
+			if n > hugePiece && len(b.buf) > 1<<12 {
+				b.buf = nil // memory in proportion to p: see hugePiece
+			}
 			s.popHeap()
 			continue
 		}
@@ -264,52 +338,94 @@ func (e *Engine) bpeLarge(dst []uint32, p string, w *work) []uint32 {
 		for int(head) < len(pos) && !s.lower {
 			i := pos[head]
 			head++
-			pi := &parts[i]
-			if pi.rank != r {
-				continue // stale
+			pi := parts[i]
+			if pi == 0 {
+				continue // stale: i is no longer a part
 			}
 			// Part i absorbs part j; k is the part after them.
-			j := pi.next
-			k := parts[j].next
-			parts[j].rank = none
+			j := i + partSize(pi)
+			if int(j) >= n {
+				continue // stale
+			}
+			pj := parts[j]
+			if e.idPairRank(w, partID(pi), partID(pj)) != r {
+				continue // stale
+			}
+			k := j + partSize(pj)
+			parts[j] = 0
 			if int(head) < len(pos) && pos[head] == j {
 				head++ // j's entry, now stale
 			}
-			pi.id, pi.next, pi.rank = r, k, none
+			parts[i] = packPart(r, k-i)
 			if int(k) < n {
-				pk := &parts[k]
-				pk.prev = i
-				if nr := e.pairRank(w, r, pk.id, p[i:pk.next]); nr != none {
-					pi.rank = nr
+				if nr := e.idPairRank(w, r, partID(parts[k])); nr != none {
 					// If part k merges at rank r too, it is ahead
 					// in this bucket, and that merge will redo this
 					// pair before any rank above r comes up: no
 					// entry needed unless nr < r.
-					if nr < r || pk.rank != r {
+					if nr < r || e.rankAt(w, parts, k) != r {
 						s.add(nr, i)
 					}
 				}
 			}
 			if i > 0 {
-				h := pi.prev
-				ph := &parts[h]
-				ph.rank = e.pairRank(w, ph.id, r, p[h:k])
-				if ph.rank != none {
-					s.add(ph.rank, h)
+				h := i - 1
+				for parts[h] == 0 {
+					h--
+				}
+				if hr := e.idPairRank(w, partID(parts[h]), r); hr != none {
+					s.add(hr, h)
 				}
 			}
 		}
 		s.buckets[s.bucketOf[r]].head = head
 	}
 
-	for i := 0; i < n; i = int(parts[i].next) {
-		dst = append(dst, parts[i].id)
+	for i := 0; i < n; i += int(partSize(parts[i])) {
+		dst = append(dst, partID(parts[i]))
 	}
 	for _, b := range s.buckets {
 		s.bucketOf[b.rank] = -1
 	}
 	s.buckets = s.buckets[:0]
 	return dst
+}
+
+// idPairRank returns the rank of the token whose bytes are those of tokens
+// left and right, or none, through the memo; on a miss it puts their bytes
+// together on the stack.
+func (e *Engine) idPairRank(w *work, left, right uint32) uint32 {
+	key := uint64(left)<<18 | uint64(right)
+	slot := &w.memo[(key*0x9E3779B97F4A7C15)>>(64-memoBits)]
+	if *slot>>20 == key+1 {
+		if r := uint32(*slot & memoNone); r != memoNone {
+			return r
+		}
+		return none
+	}
+	a, b := e.TokenBytes(left), e.TokenBytes(right)
+	if len(a)+len(b) > e.maxLen {
+		*slot = (key+1)<<20 | memoNone
+		return none
+	}
+	var buf [256]byte
+	m := copy(buf[:], a)
+	m += copy(buf[m:], b)
+	return e.pairRank(w, left, right, unsafe.String(&buf[0], m))
+}
+
+// newBucket makes an empty bucket for rank r and returns its index.
+func (s *large) newBucket(r uint32) int32 {
+	bi := int32(len(s.buckets))
+	s.bucketOf[r] = bi
+	if len(s.buckets) < cap(s.buckets) {
+		s.buckets = s.buckets[:bi+1]
+		b := &s.buckets[bi]
+		*b = bucket{buf: b.buf, rank: r}
+	} else {
+		s.buckets = append(s.buckets, bucket{rank: r})
+	}
+	return bi
 }
 
 func grow[T any](s []T, n int) []T {
@@ -335,15 +451,7 @@ func (s *large) add(r uint32, i int32) {
 func (s *large) addSlow(r uint32, i int32) {
 	bi := s.bucketOf[r]
 	if bi < 0 {
-		bi = int32(len(s.buckets))
-		s.bucketOf[r] = bi
-		if len(s.buckets) < cap(s.buckets) {
-			s.buckets = s.buckets[:bi+1]
-			b := &s.buckets[bi]
-			*b = bucket{buf: b.buf, rank: r}
-		} else {
-			s.buckets = append(s.buckets, bucket{rank: r, buf: make([]int32, 64)})
-		}
+		bi = s.newBucket(r)
 	}
 	if r < s.cur {
 		s.lower = true
@@ -352,7 +460,7 @@ func (s *large) addSlow(r uint32, i int32) {
 	b.dirty = b.dirty || b.last > i && b.n > b.head
 	b.last = i
 	if int(b.n) == len(b.buf) {
-		b.buf = slices.Grow(b.buf[:b.n], len(b.buf)+1)
+		b.buf = slices.Grow(b.buf[:b.n], 1)
 		b.buf = b.buf[:cap(b.buf)]
 	}
 	b.buf[b.n] = i

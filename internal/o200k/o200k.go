@@ -37,6 +37,10 @@ type Engine struct {
 	maxLen   int       // length of the longest token
 	copied   bool      // sections were copied out of the table
 	pool     sync.Pool // *work
+
+	fffdOnce sync.Once
+	fffd     uint32 // the token of U+FFFD, if fffdAtomic
+	fffdOK   bool
 }
 
 // none marks a missing rank.
@@ -134,6 +138,15 @@ func (e *Engine) TokenBytes(id uint32) []byte {
 	return unsafe.Slice(unsafe.StringData(tok), len(tok))[:len(tok):len(tok)]
 }
 
+// TokenLen returns the length in bytes of the token with the given id, or 0
+// if id is not a rank.
+func (e *Engine) TokenLen(id uint32) int {
+	if int(id) >= e.numRanks {
+		return 0
+	}
+	return int(e.offsets[id+1] - e.offsets[id])
+}
+
 // AppendEncode appends the ranks of text, encoded as ordinary text (never
 // special tokens), to dst and returns the extended slice.
 //
@@ -146,14 +159,24 @@ func (e *Engine) TokenBytes(id uint32) []byte {
 // Where the reference and tiktoken-go differ (5,055 code points new in
 // Unicode 16.0.0, and "'ſ"), this follows the reference: see the package
 // documentation.
+//
+// Memory is in proportion to the longest piece, whatever the text: merging
+// a piece of n bytes takes 4n bytes for its parts, 4 bytes per pending
+// merge (at most about 2n at once), and a fixed 1 MiB of pooled tables;
+// invalid UTF-8 costs no more, as it is never copied out replaced. With
+// dst's own growth, TestMemoryBound holds the live heap's high water under
+// 16 times the text plus 8 MiB for single 8 MiB runs of any one character,
+// invalid bytes included (13–14.5× at worst).
 func (e *Engine) AppendEncode(dst []uint32, text string) []uint32 {
-	if !utf8.ValidString(text) {
-		text = replaceInvalid(text)
-	}
+	valid := utf8.ValidString(text)
 	var w *work
 	for i := 0; i < len(text); {
 		end := e.pieceEnd(text, i)
-		dst = e.appendPiece(dst, text[i:end], &w)
+		if p := text[i:end]; valid || utf8.ValidString(p) {
+			dst = e.appendPiece(dst, p, &w)
+		} else {
+			dst = e.appendInvalid(dst, p, &w)
+		}
 		i = end
 	}
 	if w != nil {
@@ -162,21 +185,79 @@ func (e *Engine) AppendEncode(dst []uint32, text string) []uint32 {
 	return dst
 }
 
-// replaceInvalid returns s with every byte that is not part of a valid UTF-8
-// encoding replaced by U+FFFD.
-func replaceInvalid(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 16)
+// appendInvalid appends the ranks of a piece that is not valid UTF-8, as if
+// each byte that does not belong to a valid encoding were U+FFFD. The
+// replaced piece is built only if it is short; a long one is merged in
+// place, each such byte an initial part of its own (see fffdAtomic), so
+// that memory stays in proportion to the piece, not to three times it.
+func (e *Engine) appendInvalid(dst []uint32, p string, w **work) []uint32 {
+	if *w == nil {
+		*w = e.getWork()
+	}
+	if len(p) > smallPiece && e.fffdAtomic() {
+		return e.merge(dst, p, *w, true)
+	}
+	buf := appendReplaced((*w).repl[:0], p)
+	(*w).repl = buf
+	return e.appendPiece(dst, unsafe.String(unsafe.SliceData(buf), len(buf)), w)
+}
+
+// fffdAtomic reports whether the three bytes of U+FFFD (EF BF BD) always
+// merge into its token before any of them merges with a byte outside it, in
+// any context, so that a piece may start with U+FFFD as one part instead of
+// three, with the same result. That holds if a pair within it is a token of
+// lower rank than U+FFFD's, R, and every token that could take part of it
+// together with outside bytes (one that ends with EF or EF BF, or starts
+// with BD or BF BD, and is longer) has a rank above R: merges go by rank,
+// so such a token can form only after R's merges are done. And every
+// longer token that starts or ends with all of U+FFFD must rank above R
+// too, so that U+FFFD as a starting part does not merge with a neighbour
+// earlier than the three bytes would have. o200k_base passes; a table that
+// did not would have invalid pieces built replaced, at three times the
+// memory. It is worked out once, on first need.
+func (e *Engine) fffdAtomic() bool {
+	e.fffdOnce.Do(func() {
+		const c = "\uFFFD"
+		r := e.lookup(c)
+		if r == none {
+			return
+		}
+		if q1, q2 := e.lookup(c[:2]), e.lookup(c[1:]); min(q1, q2) >= r {
+			return
+		}
+		for id := 0; id < e.numRanks; id++ {
+			t := e.blob[e.offsets[id]:e.offsets[id+1]]
+			crosses := len(t) > 1 && (t[len(t)-1] == c[0] || t[0] == c[2]) ||
+				len(t) > 2 && (strings.HasSuffix(t, c[:2]) || strings.HasPrefix(t, c[1:])) ||
+				len(t) > 3 && (strings.HasPrefix(t, c) || strings.HasSuffix(t, c))
+			if crosses && uint32(id) < r {
+				return
+			}
+		}
+		e.fffd, e.fffdOK = r, true
+	})
+	return e.fffdOK
+}
+
+// appendReplaced appends s to dst with every byte that is not part of a
+// valid UTF-8 encoding replaced by U+FFFD.
+func appendReplaced(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && n == 1 {
-			b.WriteString("\uFFFD")
+			dst = append(dst, "\uFFFD"...)
 		} else {
-			b.WriteString(s[i : i+n])
+			dst = append(dst, s[i:i+n]...)
 		}
 		i += n
 	}
-	return b.String()
+	return dst
+}
+
+// replaceInvalid returns s with every byte that is not part of a valid UTF-8
+// encoding replaced by U+FFFD.
+func replaceInvalid(s string) string {
+	return string(appendReplaced(make([]byte, 0, len(s)+16), s))
 }
 
 // lookup returns the rank of the token whose bytes are s, or none.

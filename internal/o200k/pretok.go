@@ -71,7 +71,7 @@ func (e *Engine) runeFlags(r rune) uint8 {
 }
 
 // peek returns the class flags and the size in bytes of the character at s[i],
-// or 0, 0 at the end of s. s must be valid UTF-8.
+// or 0, 0 at the end of s (see decode for invalid UTF-8).
 func (e *Engine) peek(s string, i int) (uint8, int) {
 	if i < len(s) {
 		if c := s[i]; c < utf8.RuneSelf {
@@ -89,17 +89,34 @@ func (e *Engine) peekSlow(s string, i int) (uint8, int) {
 	return e.runeFlags(r), n
 }
 
-// decode decodes the non-ASCII character at s[i]; s must be valid UTF-8
-// (AppendEncode sees to it), so there is nothing to check.
+// decode decodes the non-ASCII character at s[i]. A byte that does not start
+// a valid encoding decodes as U+FFFD of size 1, as utf8.DecodeRuneInString
+// has it: the pre-tokenizer then splits invalid text as if each such byte
+// were U+FFFD, which is what AppendEncode encodes, without a replaced copy.
+// The checks cost little: valid text takes the first branch of each.
 func decode(s string, i int) (rune, int) {
 	switch b := s[i]; {
+	case b < 0xC2:
 	case b < 0xE0:
-		return rune(b&0x1F)<<6 | rune(s[i+1]&0x3F), 2
+		if i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+			return rune(b&0x1F)<<6 | rune(s[i+1]&0x3F), 2
+		}
 	case b < 0xF0:
-		return rune(b&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F), 3
-	default:
-		return rune(b&0x07)<<18 | rune(s[i+1]&0x3F)<<12 | rune(s[i+2]&0x3F)<<6 | rune(s[i+3]&0x3F), 4
+		if i+2 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 {
+			r := rune(b&0x0F)<<12 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F)
+			if r >= 0x800 && (r < 0xD800 || r > 0xDFFF) {
+				return r, 3
+			}
+		}
+	case b < 0xF5:
+		if i+3 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 && s[i+3]&0xC0 == 0x80 {
+			r := rune(b&0x07)<<18 | rune(s[i+1]&0x3F)<<12 | rune(s[i+2]&0x3F)<<6 | rune(s[i+3]&0x3F)
+			if r >= 0x10000 && r <= utf8.MaxRune {
+				return r, 4
+			}
+		}
 	}
+	return utf8.RuneError, 1
 }
 
 // acceptRun returns the end of the run of characters with one of the flags
