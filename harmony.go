@@ -31,6 +31,11 @@
 // carry structured [SystemContent] and [DeveloperContent], whose tools are
 // described to the model as TypeScript generated from their JSON Schemas.
 //
+// [Encoding.RenderTrainingExample] renders a supervised training example with
+// a loss mask: the tokens the model samples in the last assistant turn (or in
+// every turn) are learned, the prompt's are not; the trained turn keeps its
+// reasoning and earlier answered turns lose theirs, as the guides say.
+//
 // Text from users, tools and the model is always encoded as ordinary text: a
 // message that contains the characters "<|start|>" gets the ordinary tokens of
 // those characters, never the special token. Only the renderer's own structure
