@@ -77,9 +77,10 @@
 //
 // Messages and conversations marshal to and from the reference's JSON, so a
 // conversation saved by the Python library loads here and back. A field that
-// JSON does not have is an error, not ignored, except the reasoning fields
-// of datasets ("thinking", "reasoning_content", "reasoning"), which become
-// analysis messages (see [Conversation.UnmarshalJSON]). Rendering and
+// JSON does not have is an error here (the reference ignores it), except the
+// reasoning fields of datasets ("thinking", "reasoning_content",
+// "reasoning"), which become analysis messages (see
+// [Conversation.UnmarshalJSON]). Rendering and
 // parsing match the reference exactly, quirks included, with two deliberate
 // exceptions where the reference goes silently wrong: a name, recipient,
 // channel or content type that would read as header structure is a render
