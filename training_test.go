@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-harmony/harmony/internal/testsupport/benchdata"
 	"github.com/stretchr/testify/require"
 )
 
@@ -377,6 +378,22 @@ func showRoles(msgs []Message) string {
 		b.WriteByte(' ')
 	}
 	return b.String()
+}
+
+// TestWarmTrainingAllocs pins the allocations of a warm small training
+// example, as TestWarmRenderAllocs does for a prompt: none. Like that test's,
+// its messages have no recipient, whose header text may allocate.
+func TestWarmTrainingAllocs(t *testing.T) {
+	enc := mustEncoding(t)
+	c := benchConversation(t, benchdata.Small())
+	c.Messages = append(c.Messages, ta(ChannelAnalysis, "A"), ta(ChannelFinal, "F"), tu("Q"), ta(ChannelAnalysis, "B"), ta(ChannelFinal, "G"))
+	dst, mask, err := enc.AppendTrainingExample(nil, nil, c, nil)
+	require.NoError(t, err)
+	allocs := testing.AllocsPerRun(1000, func() {
+		dst, mask, err = enc.AppendTrainingExample(dst[:0], mask[:0], c, nil)
+	})
+	require.NoError(t, err)
+	require.Equal(t, 0.0, allocs, "allocations per warm small training example")
 }
 
 // BenchmarkTrainingExample renders the large conversation of package
