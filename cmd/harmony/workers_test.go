@@ -84,25 +84,27 @@ func datasetLines(t testing.TB, n int, seed uint64) []byte {
 // --mask, and on fewer in the other render modes.
 func TestWorkersOutput(t *testing.T) {
 	n := 10000
-	if testing.Short() {
-		n = 1000
+	if testing.Short() || raceEnabled {
+		n = 1000 // the race detector checks the goroutines on fewer
 	}
 	for _, tc := range []struct {
-		lines int
-		args  []string
+		lines   int
+		args    []string
+		workers []string
 	}{
-		{n, []string{"render", "--mode", "training", "--mask"}},
-		{500, []string{"render", "--mode", "training", "--mask", "--learn-all"}},
-		{500, []string{"render"}},
-		{500, []string{"render", "--mode", "conversation", "--text"}},
-		{500, []string{"render", "--mode", "training", "--reasoning", "guide"}},
+		{n, []string{"render", "--mode", "training", "--mask"}, []string{"2"}},
+		{300, []string{"render", "--mode", "training", "--mask"}, []string{"3", "8"}},
+		{300, []string{"render", "--mode", "training", "--mask", "--learn-all"}, []string{"2"}},
+		{300, []string{"render"}, []string{"2"}},
+		{300, []string{"render", "--mode", "conversation", "--text"}, []string{"2"}},
+		{300, []string{"render", "--mode", "training", "--reasoning", "guide"}, []string{"2"}},
 	} {
 		input := string(datasetLines(t, tc.lines, 7))
 		code1, want, stderr := runCLI(t, input, append(tc.args, "--workers", "1")...)
 		if code1 != 1 || stderr != "" { // the dataset has failing lines
 			t.Fatalf("%v --workers 1: exit %d, stderr %q", tc.args, code1, stderr)
 		}
-		for _, workers := range []string{"2", "3", "8"} {
+		for _, workers := range tc.workers {
 			code, got, stderr := runCLI(t, input, append(tc.args, "--workers", workers)...)
 			if code != code1 || stderr != "" {
 				t.Errorf("%v --workers %s: exit %d, stderr %q", tc.args, workers, code, stderr)
@@ -239,9 +241,9 @@ func (r failingReader) Read(p []byte) (int, error) {
 // a failed read comes after the output of every line read before it, as with
 // one worker.
 func TestWorkersIOErrors(t *testing.T) {
-	input := datasetLines(t, 2000, 3)
+	input := datasetLines(t, 500, 3)
 	var stderr bytes.Buffer
-	if code := run([]string{"render", "--workers", "2"}, bytes.NewReader(input), &failingWriter{n: 1 << 20}, &stderr); code != 1 ||
+	if code := run([]string{"render", "--workers", "2"}, bytes.NewReader(input), &failingWriter{n: 1 << 18}, &stderr); code != 1 ||
 		!strings.Contains(stderr.String(), "writing standard output: disk full") {
 		t.Errorf("write error: exit %d, stderr %q", code, stderr.String())
 	}
