@@ -230,12 +230,6 @@ func (e *Encoding) AppendConversationWithinBudget(dst []Token, c Conversation, n
 	return f.assemble(dst)
 }
 
-// dropsAnalysis reports whether the reasoning policy, as dropBefore gave it,
-// drops message i.
-func dropsAnalysis(m *Message, i, before int, assistantOnly bool) bool {
-	return i < before && m.Channel == ChannelAnalysis && (!assistantOnly || m.Role == RoleAssistant)
-}
-
 // maxTokenBytes is the length in bytes of the longest o200k rank (128
 // spaces): a text of n bytes is at least n/maxTokenBytes tokens, rounded up.
 const maxTokenBytes = 128

@@ -37,6 +37,10 @@ var (
 	ErrUnsupportedContent = errors.New("unsupported content")
 	// ErrMissingField: JSON that lacks a field the format requires.
 	ErrMissingField = errors.New("missing field")
+	// ErrUnknownField: JSON with a field the format does not have.
+	ErrUnknownField = errors.New("unknown field")
+	// ErrConflictingField: JSON with two fields that say different things.
+	ErrConflictingField = errors.New("conflicting field")
 	// ErrInvalidSchema: a tool's parameters or a response format's schema are not
 	// valid JSON (when rendering), or not a valid JSON Schema (package
 	// harmony/jsonschema).
@@ -123,7 +127,8 @@ type JSONError struct {
 	// syntax errors point at "$" (their message gives the byte offset).
 	Path string
 	// Err is what is wrong: it wraps ErrUnknownRole, ErrUnknownReasoningEffort,
-	// ErrUnsupportedContent or ErrMissingField, or is encoding/json's error.
+	// ErrUnsupportedContent, ErrMisplacedContent, ErrMissingField,
+	// ErrUnknownField or ErrConflictingField, or is encoding/json's error.
 	Err error
 }
 

@@ -43,6 +43,11 @@
 // tokens. Turns it drops are never encoded, so its cost follows the window,
 // not the length of the history.
 //
+// [Encoding.RenderTrainingExample] renders a supervised training example with
+// a loss mask: the tokens the model samples in the last assistant turn (or in
+// every turn) are learned, the prompt's are not; the trained turn keeps its
+// reasoning and earlier answered turns lose theirs, as the guides say.
+//
 // Text from users, tools and the model is always encoded as ordinary text: a
 // message that contains the characters "<|start|>" gets the ordinary tokens of
 // those characters, never the special token. Only the renderer's own structure
@@ -83,7 +88,11 @@
 // # Compatibility
 //
 // Messages and conversations marshal to and from the reference's JSON, so a
-// conversation saved by the Python library loads here and back. Rendering and
+// conversation saved by the Python library loads here and back. A field that
+// JSON does not have is an error here (the reference ignores it), except the
+// reasoning fields of datasets ("thinking", "reasoning_content",
+// "reasoning"), which become analysis messages (see
+// [Conversation.UnmarshalJSON]). Rendering and
 // parsing match the reference exactly, quirks included, with two deliberate
 // exceptions where the reference goes silently wrong: a name, recipient,
 // channel or content type that would read as header structure is a render

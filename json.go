@@ -5,6 +5,13 @@ package harmony
 // here and back. Decoding runs encoding/json once over the whole document
 // into a wire struct and decodes message text through internal/ojson's fast
 // path; errors are *JSONError values carrying the JSON path.
+//
+// Nothing is dropped silently. A field that neither the reference's JSON nor
+// the reasoning fields below can hold is an error: encoding/json reports it
+// without a path, so a second, slower walk over the document (only on that
+// error) finds the field's path. The reasoning fields that datasets and
+// OpenAI-compatible servers put on assistant messages become analysis
+// messages of their own.
 
 import (
 	"bytes"
@@ -21,6 +28,22 @@ import (
 // UnmarshalJSON accepts the reference's conversation object and, for
 // convenience, a bare JSON array of messages. Errors are [*JSONError]s.
 //
+// A field the reference's JSON does not have, in the conversation object or
+// in a message, is an error wrapping [ErrUnknownField] whose path names it
+// ("$.messages[3].tool_calls"). The exceptions are "thinking",
+// "reasoning_content" and "reasoning", the fields in which datasets and
+// OpenAI-compatible servers keep an assistant message's chain of thought:
+// such a field, when it is a non-empty string, becomes an analysis message
+// placed just before its message, with the same author (role and name), the
+// channel "analysis", no recipient and no content type; the message itself is
+// decoded as usual and keeps its channel. Several of these fields on one
+// message must hold the same text ([ErrConflictingField] otherwise). A null
+// or empty field adds nothing, on any message. A non-empty one is an error on
+// a message that is not the assistant's ([ErrMisplacedContent]), and on an
+// assistant message without a channel ([ErrMissingField] at its channel): an
+// answer written after reasoning belongs on a channel, and which one is not
+// guessed.
+//
 // The messages are decoded in one pass of encoding/json into their wire form,
 // not through Message.UnmarshalJSON: each nested Unmarshal would validate its
 // bytes again, and a long conversation is mostly message text.
@@ -29,15 +52,15 @@ func (c *Conversation) UnmarshalJSON(data []byte) error {
 	var wire []messageJSON
 	prefix := "$"
 	if len(data) > 0 && data[0] == '[' {
-		if err := json.Unmarshal(data, &wire); err != nil {
-			return decodeError("$", err)
+		if err := decodeStrict(data, &wire); err != nil {
+			return strictError(data, err)
 		}
 	} else {
 		var raw struct {
 			Messages *[]messageJSON `json:"messages"`
 		}
-		if err := json.Unmarshal(data, &raw); err != nil {
-			return decodeError("$", err)
+		if err := decodeStrict(data, &raw); err != nil {
+			return strictError(data, err)
 		}
 		if raw.Messages == nil {
 			return &JSONError{Path: "$.messages", Err: ErrMissingField}
@@ -45,14 +68,139 @@ func (c *Conversation) UnmarshalJSON(data []byte) error {
 		wire = *raw.Messages
 		prefix = "$.messages"
 	}
-	msgs := make([]Message, len(wire))
+	n := len(wire)
 	for i := range wire {
-		if err := wire[i].message(&msgs[i], prefix+"["+strconv.Itoa(i)+"]"); err != nil {
+		if wire[i].hasReasoning() {
+			n++
+		}
+	}
+	msgs := make([]Message, 0, n)
+	for i := range wire {
+		path := prefix + "[" + strconv.Itoa(i) + "]"
+		var m Message
+		if err := wire[i].message(&m, path); err != nil {
 			return err
 		}
+		reasoning, _, err := wire[i].reasoning(path)
+		if err != nil {
+			return err
+		}
+		if reasoning != "" {
+			msgs = append(msgs, Message{Author: m.Author, Content: []Content{TextContent{Text: reasoning}}, Channel: ChannelAnalysis})
+		}
+		msgs = append(msgs, m)
 	}
 	c.Messages = msgs
 	return nil
+}
+
+// decodeStrict decodes the JSON value data, which holds nothing else, into v
+// with encoding/json, refusing fields that v does not have. Invalid JSON gets
+// json.Unmarshal's error, as before.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && dec.InputOffset() == int64(len(bytes.TrimRightFunc(data, isJSONSpace))) {
+		return nil
+	}
+	if !json.Valid(data) {
+		var v json.RawMessage
+		return json.Unmarshal(data, &v)
+	}
+	return err
+}
+
+func isJSONSpace(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' }
+
+// strictError turns an error of decodeStrict on a conversation into a
+// *JSONError: an unknown field's path is found by walking data, which only
+// this error path does.
+func strictError(data []byte, err error) *JSONError {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &se) || errors.As(err, &te) {
+		return decodeError("$", err)
+	}
+	if path, ok := unknownConversationField(data); ok {
+		return &JSONError{Path: path, Err: ErrUnknownField}
+	}
+	return jsonError("$", err)
+}
+
+// unknownConversationField returns the path of the first field, in document
+// order, that the conversation object or one of its messages does not have.
+func unknownConversationField(data []byte) (path string, ok bool) {
+	messages := func(data []byte, prefix string) {
+		eachElement(data, func(i int, v json.RawMessage) bool {
+			path, ok = unknownMessageField(v, prefix+"["+strconv.Itoa(i)+"]")
+			return ok
+		})
+	}
+	if len(data) > 0 && data[0] == '[' {
+		messages(data, "$")
+		return path, ok
+	}
+	eachField(data, func(key string, v json.RawMessage) bool {
+		if !strings.EqualFold(key, "messages") {
+			path, ok = "$."+key, true
+			return true
+		}
+		messages(v, "$.messages")
+		return ok
+	})
+	return path, ok
+}
+
+// messageFields are the fields of messageJSON. encoding/json matches them
+// case-insensitively, and so does unknownMessageField.
+var messageFields = [...]string{"role", "name", "recipient", "content", "channel", "content_type", "thinking", "reasoning_content", "reasoning"}
+
+// unknownMessageField returns the path of the first field of the message
+// data, in document order, that messageJSON does not have.
+func unknownMessageField(data []byte, prefix string) (path string, ok bool) {
+	eachField(data, func(key string, _ json.RawMessage) bool {
+		for _, f := range messageFields {
+			if strings.EqualFold(key, f) {
+				return false
+			}
+		}
+		path, ok = prefix+"."+key, true
+		return true
+	})
+	return path, ok
+}
+
+// eachField calls fn with each field of the JSON object data, in order, until
+// fn returns true. It does nothing for anything but an object.
+func eachField(data []byte, fn func(key string, v json.RawMessage) bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		key, isKey := t.(string)
+		var v json.RawMessage
+		if err != nil || !isKey || dec.Decode(&v) != nil || fn(key, v) {
+			return
+		}
+	}
+}
+
+// eachElement calls fn with each element of the JSON array data, in order,
+// until fn returns true. It does nothing for anything but an array.
+func eachElement(data []byte, fn func(i int, v json.RawMessage) bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return
+	}
+	for i := 0; dec.More(); i++ {
+		var v json.RawMessage
+		if dec.Decode(&v) != nil || fn(i, v) {
+			return
+		}
+	}
 }
 
 // jsonError returns err as a *JSONError at path. An error that is one
@@ -86,6 +234,57 @@ type messageJSON struct {
 	Channel     *string         `json:"channel,omitempty"`
 	ContentType *string         `json:"content_type,omitempty"`
 	Header      *string         `json:"header,omitempty"` // not the reference's
+
+	// The reasoning fields of datasets and OpenAI-compatible servers, kept
+	// raw so that a value of the wrong type is reported with its path.
+	Thinking         json.RawMessage `json:"thinking,omitempty"`
+	ReasoningContent json.RawMessage `json:"reasoning_content,omitempty"`
+	Reasoning        json.RawMessage `json:"reasoning,omitempty"`
+}
+
+// hasReasoning reports whether a reasoning field may add a message.
+func (raw *messageJSON) hasReasoning() bool {
+	return raw.Thinking != nil || raw.ReasoningContent != nil || raw.Reasoning != nil
+}
+
+// reasoning returns the text of the message's reasoning fields at path and
+// the name of the first field that holds it: "" when they are absent, null or
+// empty, and an error where the rules of Conversation.UnmarshalJSON refuse
+// them.
+func (raw *messageJSON) reasoning(path string) (text, field string, err error) {
+	if !raw.hasReasoning() {
+		return "", "", nil
+	}
+	for _, f := range [...]struct {
+		name string
+		v    json.RawMessage
+	}{{"thinking", raw.Thinking}, {"reasoning_content", raw.ReasoningContent}, {"reasoning", raw.Reasoning}} {
+		v := bytes.TrimSpace(f.v)
+		if len(v) == 0 || bytes.Equal(v, []byte("null")) {
+			continue
+		}
+		at := path + "." + f.name
+		if v[0] != '"' {
+			return "", "", &JSONError{Path: at, Err: fmt.Errorf("%w: reasoning must be a string", ErrUnsupportedContent)}
+		}
+		s, err := jsonString(v)
+		if err != nil {
+			return "", "", jsonError(at, err)
+		}
+		switch {
+		case s == "":
+		case Role(raw.Role) != RoleAssistant:
+			return "", "", &JSONError{Path: at, Err: fmt.Errorf("%w: reasoning on a %s message", ErrMisplacedContent, raw.Role)}
+		case text == "":
+			text, field = s, f.name
+		case s != text:
+			return "", "", &JSONError{Path: at, Err: fmt.Errorf("%w: differs from %s", ErrConflictingField, field)}
+		}
+	}
+	if text != "" && deref(raw.Channel) == "" {
+		return "", "", &JSONError{Path: path + ".channel", Err: fmt.Errorf("%w: an assistant message with reasoning needs a channel", ErrMissingField)}
+	}
+	return text, field, nil
 }
 
 func deref(s *string) string {
@@ -207,13 +406,36 @@ func appendContentJSON(dst []byte, c Content) ([]byte, error) {
 // UnmarshalJSON reads a message in the reference's JSON form. Content may be a
 // string or a list of parts tagged "text", "system_content" or
 // "developer_content"; null fields are treated as unset. Errors are
-// [*JSONError]s.
+// [*JSONError]s. A field the reference's JSON does not have is an error
+// wrapping [ErrUnknownField]. A non-empty reasoning field ("thinking",
+// "reasoning_content" or "reasoning") is an error wrapping
+// [ErrUnsupportedContent]: it becomes a message of its own, which only
+// [Conversation.UnmarshalJSON] can return.
 func (m *Message) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
 	var raw messageJSON
-	if err := json.Unmarshal(data, &raw); err != nil {
+	if err := decodeStrict(data, &raw); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &se) && !errors.As(err, &te) {
+			if path, ok := unknownMessageField(data, "$"); ok {
+				return &JSONError{Path: path, Err: ErrUnknownField}
+			}
+		}
 		return decodeError("$", err)
 	}
-	return raw.message(m, "$")
+	if err := raw.message(m, "$"); err != nil {
+		return err
+	}
+	text, field, err := raw.reasoning("$")
+	if err == nil && text != "" {
+		err = &JSONError{Path: "$." + field, Err: fmt.Errorf("%w: reasoning becomes a message of its own; decode the message in a Conversation", ErrUnsupportedContent)}
+	}
+	if err != nil {
+		*m = Message{}
+		return err
+	}
+	return nil
 }
 
 // jsonString decodes a JSON string literal that encoding/json has already

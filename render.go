@@ -81,7 +81,7 @@ func (p ReasoningPolicy) Apply(msgs []Message) []Message {
 	before, assistantOnly := opts.dropBefore(msgs)
 	var out []Message
 	for i := range msgs {
-		drop := i < before && msgs[i].Channel == ChannelAnalysis && (!assistantOnly || msgs[i].Role == RoleAssistant)
+		drop := dropsAnalysis(&msgs[i], i, before, assistantOnly)
 		switch {
 		case drop && out == nil:
 			out = append(make([]Message, 0, len(msgs)-1), msgs[:i]...)
@@ -131,6 +131,12 @@ func (opts *RenderOptions) dropBefore(msgs []Message) (int, bool) {
 		}
 	}
 	return -1, false
+}
+
+// dropsAnalysis reports whether m, the message at index i, is dropped under
+// dropBefore's result (before, assistantOnly).
+func dropsAnalysis(m *Message, i, before int, assistantOnly bool) bool {
+	return i < before && m.Channel == ChannelAnalysis && (!assistantOnly || m.Role == RoleAssistant)
 }
 
 // MessageOptions control how a single message is rendered by
@@ -204,7 +210,10 @@ func (e *Encoding) AppendConversationForCompletion(dst []Token, c Conversation, 
 // RenderConversationForTraining renders c as a training example: as
 // [Encoding.RenderConversation], except that when the last message is an
 // assistant message on the final channel, its closing token becomes
-// <|return|>, the token the model samples to end its turn.
+// <|return|>, the token the model samples to end its turn. It is the
+// reference's render_conversation_for_training; for a training example with a
+// loss mask, and the reasoning a trained turn needs, see
+// [Encoding.RenderTrainingExample].
 func (e *Encoding) RenderConversationForTraining(c Conversation, opts *RenderOptions) ([]Token, error) {
 	return e.AppendConversationForTraining(nil, c, opts)
 }
@@ -235,7 +244,7 @@ func (e *Encoding) appendConversation(dst []Token, msgs []Message, opts *RenderO
 	before, assistantOnly := opts.dropBefore(msgs)
 	n0 := len(dst)
 	for i := range msgs {
-		if i < before && msgs[i].Channel == ChannelAnalysis && (!assistantOnly || msgs[i].Role == RoleAssistant) {
+		if dropsAnalysis(&msgs[i], i, before, assistantOnly) {
 			continue
 		}
 		var err error

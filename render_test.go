@@ -389,7 +389,7 @@ func TestJSONErrorPaths(t *testing.T) {
 		{`{"messages":[{"role":"user","content":[{"type":"text"}]}]}`, "$.messages[0].content[0].text",
 			`harmony: JSON $.messages[0].content[0].text: missing field`, ErrMissingField},
 		{`{"messages":[{"role":"user"}]}`, "$.messages[0].content", `harmony: JSON $.messages[0].content: missing field`, ErrMissingField},
-		{`{"msgs":[]}`, "$.messages", `harmony: JSON $.messages: missing field`, ErrMissingField},
+		{`{}`, "$.messages", `harmony: JSON $.messages: missing field`, ErrMissingField},
 		{`[{"role":"system","content":[{"type":"system_content","reasoning_effort":"Extreme"}]}]`, "$[0].content[0]",
 			`harmony: JSON $[0].content[0]: unknown reasoning effort "Extreme"`, ErrUnknownReasoningEffort},
 	} {

@@ -4,7 +4,8 @@
 //
 // Usage:
 //
-//	harmony render [--mode completion|conversation|training] [--role ROLE] [--reasoning reference|guide|keep] [--keep-analysis] [--text]
+//	harmony render [--mode completion|conversation|training] [--role ROLE] [--reasoning reference|guide|keep] [--keep-analysis] [--text] [--workers N]
+//	harmony render --mode training --mask [--learn-all] [--workers N]
 //	harmony parse  [--role ROLE|none] [--lenient] [--recover] [--keep-headers]
 //	harmony stream [--role ROLE|none] [--lenient] [--recover] [--keep-headers]
 //	harmony encode [--special]
@@ -35,6 +36,22 @@
 // guide's rule: the analysis of every turn that ended in a final answer is
 // dropped) or keep; --keep-analysis is --reasoning keep. --text writes the rendered text
 // (decoded from the tokens) as a JSON string instead of the ids.
+//
+// render --mode training --mask writes a training example with its loss mask,
+//
+//	{"ids":[ID,...],"mask":[0|1,...]}
+//
+// one mask value per id, 1 for a token the model is trained to predict, as
+// harmony.Encoding.RenderTrainingExample renders it: the last assistant
+// turn's own reasoning is kept and that of earlier answered turns dropped
+// (so --reasoning, --keep-analysis and --text do not apply), and the tokens
+// the model samples in that turn are learned; --learn-all learns every
+// assistant turn's. Input messages may carry their reasoning in "thinking",
+// "reasoning_content" or "reasoning" (see harmony.Conversation.UnmarshalJSON);
+// any other field the reference's JSON does not have is an error.
+//
+// render runs on --workers goroutines (default: the number of CPUs) and
+// writes its output in input order, byte for byte what one worker writes.
 //
 // parse reads a JSON array of token ids and writes the parsed messages as a
 // JSON array of messages in the reference's JSON. --role ROLE says that the
@@ -81,7 +98,8 @@
 // The exit status is 0 when every line succeeded, 1 when any line produced
 // an error (an {"error":...} line, or a stream object with "error") or input
 // or output failed, and 2 for a usage error: no or an unknown subcommand,
-// unknown flags, a bad flag value or unexpected arguments. -h prints help and
+// unknown flags, a bad flag value, flags that do not go together (--mask
+// without --mode training, say) or unexpected arguments. -h prints help and
 // exits 0.
 package main
 
@@ -94,6 +112,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 
 	"github.com/go-harmony/harmony"
@@ -107,7 +126,7 @@ func main() {
 const usage = `usage: harmony <command> [flags]
 
 Commands (see "harmony <command> -h"):
-  render   conversation JSON per line -> token ids (or text) per line
+  render   conversation JSON per line -> token ids (or text, or ids and loss mask) per line
   parse    token ids per line -> messages per line
   stream   token ids per line -> stream parser states and messages per line
   encode   all of stdin as text -> token ids
@@ -127,10 +146,13 @@ type command struct {
 
 var commands = map[string]command{
 	"render": {
-		synopsis: "render [--mode completion|conversation|training] [--role ROLE] [--reasoning reference|guide|keep] [--keep-analysis] [--text]\n\n" +
+		synopsis: "render [--mode completion|conversation|training] [--role ROLE] [--reasoning reference|guide|keep] [--keep-analysis] [--text] [--workers N]\n" +
+			"       harmony render --mode training --mask [--learn-all] [--workers N]\n\n" +
 			"Reads one conversation per line ({\"messages\":[...]} or a bare array) and writes\n" +
-			"its token ids as a JSON array, or with --text the rendered text as a JSON string.\n" +
-			"Blank lines are skipped.",
+			"its token ids as a JSON array, or with --text the rendered text as a JSON string,\n" +
+			"or with --mask {\"ids\":[...],\"mask\":[...]}, a training example with its loss\n" +
+			"mask (1 = learned; the last turn's reasoning kept, earlier turns' dropped).\n" +
+			"Lines are rendered on N goroutines, output in input order. Blank lines are skipped.",
 		setup: setupRender,
 	},
 	"parse": {
@@ -219,6 +241,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	c := &cli{enc: enc, stdin: stdin, out: newLineWriter(stdout)}
 	err = action(c)
+	if ue := (usageError{}); errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "harmony %s: %v\n", name, ue.err)
+		fs.Usage()
+		return 2
+	}
 	if ferr := c.out.flush(); err == nil {
 		err = ferr
 	}
@@ -231,6 +258,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+// usageError is a combination of flags that an action refuses before it
+// reads any input: the command exits with status 2 and its usage.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
 
 // roleValue is a --role flag: a role name or, with allowNone, "none" for the
 // unknown role "".
@@ -304,32 +337,90 @@ func setupRender(fs *flag.FlagSet) func(*cli) error {
 	reasoning := reasoningValue{harmony.ReasoningReference}
 	fs.Var(&reasoning, "reasoning", "the `POLICY` for earlier analysis messages: reference (the default),\nguide (drop the analysis of answered turns) or keep")
 	text := fs.Bool("text", false, "write the rendered text as a JSON string instead of token ids")
+	mask := fs.Bool("mask", false, "training mode: write {\"ids\":[...],\"mask\":[...]} with a loss mask (1 = learned),\nthe trained turn's reasoning kept (harmony.Encoding.RenderTrainingExample)")
+	learnAll := fs.Bool("learn-all", false, "with --mask: learn every assistant turn, not only the last")
+	workers := fs.Int("workers", runtime.NumCPU(), "render on `N` goroutines; the output is in input order")
 	return func(c *cli) error {
-		opts := &harmony.RenderOptions{Reasoning: reasoning.p, KeepAnalysis: *keep}
-		render := func(conv harmony.Conversation) ([]harmony.Token, error) {
-			switch mode {
-			case "conversation":
-				return c.enc.RenderConversation(conv, opts)
-			case "training":
-				return c.enc.RenderConversationForTraining(conv, opts)
-			}
-			return c.enc.RenderConversationForCompletion(conv, role.role, opts)
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		switch {
+		case *workers < 1:
+			return usageError{fmt.Errorf("--workers %d: want at least 1", *workers)}
+		case *mask && mode != "training":
+			return usageError{errors.New("--mask needs --mode training")}
+		case *mask && (*text || set["reasoning"] || set["keep-analysis"]):
+			return usageError{errors.New("--mask renders the trained turn's reasoning by its own rule: it takes no --text, --reasoning or --keep-analysis")}
+		case *learnAll && !*mask:
+			return usageError{errors.New("--learn-all needs --mask")}
 		}
-		return c.eachLine(func(line []byte) (any, error) {
-			var conv harmony.Conversation
-			if err := json.Unmarshal(line, &conv); err != nil {
-				return nil, fmt.Errorf("invalid conversation: %w", err)
+		opts := &harmony.RenderOptions{Reasoning: reasoning.p, KeepAnalysis: *keep}
+		topts := &harmony.TrainingOptions{LearnAllTurns: *learnAll}
+		return c.eachLineWorkers(*workers, func() lineFunc {
+			var toks []harmony.Token
+			var learned []bool
+			return func(b, line []byte) ([]byte, error) {
+				var conv harmony.Conversation
+				if err := json.Unmarshal(line, &conv); err != nil {
+					return b, fmt.Errorf("invalid conversation: %w", err)
+				}
+				var err error
+				switch {
+				case *mask:
+					toks, learned, err = c.enc.AppendTrainingExample(toks[:0], learned[:0], conv, topts)
+					if err != nil {
+						return b, err
+					}
+					return appendMaskLine(b, toks, learned), nil
+				case mode == "conversation":
+					toks, err = c.enc.AppendConversation(toks[:0], conv, opts)
+				case mode == "training":
+					toks, err = c.enc.AppendConversationForTraining(toks[:0], conv, opts)
+				default:
+					toks, err = c.enc.AppendConversationForCompletion(toks[:0], conv, role.role, opts)
+				}
+				if err != nil {
+					return b, err
+				}
+				if *text {
+					s, err := c.enc.Decode(toks)
+					if err != nil {
+						return b, err
+					}
+					return jsonw.AppendString(b, s), nil
+				}
+				return appendIDs(b, toks), nil
 			}
-			toks, err := render(conv)
-			if err != nil {
-				return nil, err
-			}
-			if *text {
-				return c.enc.Decode(toks)
-			}
-			return ids(toks), nil
 		})
 	}
+}
+
+// appendIDs appends toks as a JSON array of numbers.
+func appendIDs(b []byte, toks []harmony.Token) []byte {
+	b = append(b, '[')
+	for i, t := range toks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendUint(b, uint64(t), 10)
+	}
+	return append(b, ']')
+}
+
+// appendMaskLine appends {"ids":[...],"mask":[...]}, the mask as 0s and 1s.
+func appendMaskLine(b []byte, toks []harmony.Token, mask []bool) []byte {
+	b = appendIDs(append(b, `{"ids":`...), toks)
+	b = append(b, `,"mask":[`...)
+	for i, m := range mask {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if m {
+			b = append(b, '1')
+		} else {
+			b = append(b, '0')
+		}
+	}
+	return append(b, "]}"...)
 }
 
 // parseFlags registers the flags of parse and stream.
@@ -555,6 +646,9 @@ func ids(toks []harmony.Token) []harmony.Token {
 	return toks
 }
 
+// rawLine is an output line's JSON, already written, without the newline.
+type rawLine []byte
+
 // messageList is a list of parsed messages, written by hand with
 // Message.AppendJSON (the bytes encoding/json would write, without its
 // re-compaction of every message's text).
@@ -716,6 +810,8 @@ func (lw *lineWriter) write(v any) error {
 		return lw.writeIDs(v)
 	case *streamLine:
 		return v.write(lw)
+	case rawLine:
+		return lw.writeBuffer(append(v, '\n'))
 	case messageList:
 		b, err := appendMessages(lw.w.AvailableBuffer(), v)
 		if err != nil {

@@ -1,0 +1,7 @@
+//go:build !race
+
+package main
+
+// raceEnabled is true under the race detector, which makes the tests that
+// render thousands of conversations many times slower.
+const raceEnabled = false

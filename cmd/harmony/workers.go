@@ -1,0 +1,149 @@
+package main
+
+// This file runs a line command's work on several goroutines and keeps its
+// output in input order. One goroutine reads lines and queues each twice:
+// on the workers' channel, and on an ordered channel that the writer (the
+// calling goroutine) drains, waiting for each line's result in turn. A line
+// done early waits for the lines before it, so the output is byte for byte
+// that of one worker. The reader also queues a flush marker before each read
+// that may block, so that, as in eachLine, a client that writes a line and
+// waits gets its answer, while bulk input costs one flush per buffer.
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/go-harmony/harmony/internal/jsonw"
+)
+
+// lineFunc handles one input line: it appends the JSON of its output line,
+// without the newline, to b and returns it, or returns an error that becomes
+// that line's {"error":...}. A lineFunc is used by one goroutine at a time.
+type lineFunc func(b, line []byte) ([]byte, error)
+
+// lineJob is one line's way through the workers, or a marker for the writer.
+type lineJob struct {
+	line   []byte
+	out    []byte
+	failed bool
+	done   chan struct{} // closed when out is ready
+	flush  bool          // a marker: flush what is written
+	err    error         // a marker: reading failed
+}
+
+// formatLine runs fn on line and returns the output line, without the
+// newline, appended to b: fn's JSON, or {"error":...} when it fails.
+func formatLine(fn lineFunc, b, line []byte) (out []byte, failed bool) {
+	n := len(b)
+	out, err := fn(b, line)
+	if err != nil {
+		out = append(b[:n], `{"error":`...)
+		return append(jsonw.AppendString(out, err.Error()), '}'), true
+	}
+	return out, false
+}
+
+// eachLineWorkers is eachLine for the lineFunc that newFn makes, run on
+// workers goroutines (each with a lineFunc of its own) with the output in
+// input order. With one worker it runs on the calling goroutine. When
+// writing fails it returns at once; the reading goroutine then stops at its
+// next line, or when a blocked read returns.
+func (c *cli) eachLineWorkers(workers int, newFn func() lineFunc) error {
+	if workers <= 1 {
+		fn := newFn()
+		var buf []byte
+		return c.eachLine(func(line []byte) (any, error) {
+			out, failed := formatLine(fn, buf[:0], line)
+			buf = out
+			if failed {
+				c.failed = true
+			}
+			return rawLine(out), nil
+		})
+	}
+
+	jobs := make(chan *lineJob, workers)
+	order := make(chan *lineJob, 4*workers)
+	stop := make(chan struct{})
+	defer close(stop)
+	bufs := sync.Pool{New: func() any { return new([]byte) }}
+
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			fn := newFn()
+			for j := range jobs {
+				b := bufs.Get().(*[]byte)
+				j.out, j.failed = formatLine(fn, (*b)[:0], j.line)
+				close(j.done)
+			}
+		})
+	}
+	go c.readLines(jobs, order, stop)
+
+	for j := range order {
+		switch {
+		case j.flush:
+			if err := c.out.flush(); err != nil {
+				return err
+			}
+			continue
+		case j.err != nil:
+			wg.Wait()
+			return j.err
+		}
+		<-j.done
+		if j.failed {
+			c.failed = true
+		}
+		if err := c.out.writeBuffer(append(j.out, '\n')); err != nil {
+			return err
+		}
+		if cap(j.out) <= 1<<20 {
+			b := j.out[:0]
+			bufs.Put(&b)
+		}
+	}
+	wg.Wait()
+	return nil
+}
+
+// readLines reads standard input and queues each non-blank line (white space
+// trimmed) on jobs and on order, with the markers eachLineWorkers expects on
+// order. It closes both channels when input ends or fails, or when stop is
+// closed.
+func (c *cli) readLines(jobs, order chan<- *lineJob, stop <-chan struct{}) {
+	defer close(order)
+	defer close(jobs)
+	send := func(ch chan<- *lineJob, j *lineJob) bool {
+		select {
+		case ch <- j:
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	r := bufio.NewReaderSize(c.stdin, 1<<16)
+	for {
+		if r.Buffered() == 0 && !send(order, &lineJob{flush: true}) {
+			return
+		}
+		line, rerr := r.ReadBytes('\n')
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			j := &lineJob{line: line, done: make(chan struct{})}
+			if !send(order, j) || !send(jobs, j) {
+				return
+			}
+		}
+		if rerr == io.EOF {
+			return
+		}
+		if rerr != nil {
+			send(order, &lineJob{err: fmt.Errorf("reading standard input: %w", rerr)})
+			return
+		}
+	}
+}
