@@ -119,19 +119,7 @@ func TestSealedReasoningRoundTrip(t *testing.T) {
 	next := func(items []Item, opts *RequestOptions) (string, error) {
 		body, _ := json.Marshal(map[string]any{"model": "m", "input": items,
 			"tools": []map[string]any{{"type": "function", "name": "get_weather"}}})
-		var r ResponsesRequest
-		if err := DecodeRequest(body, &r); err != nil {
-			t.Fatal(err)
-		}
-		conv, err := r.Conversation(opts)
-		if err != nil {
-			return "", err
-		}
-		p, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return enc.DecodeUTF8(p)
+		return responsesPrompt(t, enc, string(body), opts)
 	}
 	prompt, err := next(input, &RequestOptions{Sealer: sealer})
 	if err != nil {
@@ -238,21 +226,7 @@ func TestPreviousResponse(t *testing.T) {
 		{Type: "reasoning", ID: "rs_1", Content: &ItemContent{Parts: []ItemPart{{Type: "reasoning_text", Text: "Call it."}}}},
 		{Type: "function_call", ID: "fc_1", CallID: "call_1", Name: "w", Arguments: `{"city":"Oslo"}`},
 	}}
-	convert := func(body string, opts *RequestOptions) (string, error) {
-		var r ResponsesRequest
-		if err := DecodeRequest([]byte(body), &r); err != nil {
-			t.Fatal(err)
-		}
-		conv, err := r.Conversation(opts)
-		if err != nil {
-			return "", err
-		}
-		p, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return enc.DecodeUTF8(p)
-	}
+	convert := func(body string, opts *RequestOptions) (string, error) { return responsesPrompt(t, enc, body, opts) }
 	const tools = `"tools":[{"type":"function","name":"w"}]`
 	prompt, err := convert(`{`+tools+`,"previous_response_id":"resp_1","input":[{"type":"function_call_output","call_id":"call_1","output":"21 C"}]}`, &RequestOptions{Responses: store})
 	if err != nil {
@@ -286,4 +260,23 @@ func TestPreviousResponse(t *testing.T) {
 			t.Errorf("%s: %v (%+v), want index %d param %s code %s", tc.body, err, re, tc.index, tc.param, tc.code)
 		}
 	}
+}
+
+// responsesPrompt converts a Responses request body and renders its prompt
+// as text; the error is Conversation's.
+func responsesPrompt(t *testing.T, enc *harmony.Encoding, body string, opts *RequestOptions) (string, error) {
+	t.Helper()
+	var r ResponsesRequest
+	if err := DecodeRequest([]byte(body), &r); err != nil {
+		t.Fatal(err)
+	}
+	conv, err := r.Conversation(opts)
+	if err != nil {
+		return "", err
+	}
+	p, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc.DecodeUTF8(p)
 }
