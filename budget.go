@@ -284,13 +284,7 @@ type fitter struct {
 // fit decides what is kept and elided, rendering what it needs to.
 func (f *fitter) fit(next Role, opts *RenderOptions) error {
 	msgs := f.msgs
-	f.flags = renderFlags{normalize: opts != nil && opts.NormalizeSchemas, history: true}
-	for i := range msgs {
-		if declaresFunctionTools(msgs[i].Content) {
-			f.flags.functionTools = true
-			break
-		}
-	}
+	f.flags = renderFlags{normalize: opts != nil && opts.NormalizeSchemas, history: true, functionTools: anyDeclaresFunctionTools(msgs, nil)}
 	// Classify: the reasoning policy first, then the last user message.
 	before, assistantOnly := opts.dropBefore(msgs)
 	f.st = make([]fitMsg, len(msgs))

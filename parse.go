@@ -154,8 +154,9 @@ func (h header) sameFields(o header) bool {
 }
 
 // appendCanonical appends the header text the renderer writes for h in the
-// reference's form: the role (or a tool's name), ":NAME", " to=RECIPIENT",
-// "<|channel|>CHANNEL", then " <|constrain|>TYPE" or " TYPE".
+// reference's form (Encoding.appendReferenceHeader, as tokens): the role
+// (or a tool's name), ":NAME", " to=RECIPIENT", "<|channel|>CHANNEL", then
+// " <|constrain|>TYPE" or " TYPE".
 func (h header) appendCanonical(dst []byte) []byte {
 	if h.role == RoleTool {
 		dst = append(dst, h.name...)
@@ -184,14 +185,17 @@ func (h header) appendCanonical(dst []byte) []byte {
 // keepForm records written, the text of a header read as h (role given:
 // the text after "<|start|>ROLE"), as h's form when it differs from the
 // reference's form. (The renderer writes a form only while it reads back as
-// the message's fields.)
-func (h *header) keepForm(written string, role Role, buf []byte) {
+// the message's fields.) It returns buf, grown to hold the canonical text,
+// for the next call.
+func (h *header) keepForm(written string, role Role, buf []byte) []byte {
 	if role != "" && role != RoleTool {
 		written = string(role) + written
 	}
-	if string(h.appendCanonical(buf[:0])) != written {
+	buf = h.appendCanonical(buf[:0])
+	if string(buf) != written {
 		h.form = written
 	}
+	return buf
 }
 
 // parseHeader reads a header's text as the reference does. With role "", the

@@ -234,13 +234,7 @@ func (e *Encoding) AppendConversationForTraining(dst []Token, c Conversation, op
 }
 
 func (e *Encoding) appendConversation(dst []Token, msgs []Message, opts *RenderOptions) ([]Token, error) {
-	flags := renderFlags{normalize: opts != nil && opts.NormalizeSchemas}
-	for i := range msgs {
-		if declaresFunctionTools(msgs[i].Content) {
-			flags.functionTools = true
-			break
-		}
-	}
+	flags := renderFlags{normalize: opts != nil && opts.NormalizeSchemas, functionTools: anyDeclaresFunctionTools(msgs, nil)}
 	before, assistantOnly := opts.dropBefore(msgs)
 	n0 := len(dst)
 	for i := range msgs {
@@ -254,6 +248,18 @@ func (e *Encoding) appendConversation(dst []Token, msgs []Message, opts *RenderO
 		}
 	}
 	return dst, nil
+}
+
+// anyDeclaresFunctionTools reports whether a message of msgs (of those kept
+// reports, when kept is non-nil) declares function tools: the system
+// message then notes where their calls go (renderFlags.functionTools).
+func anyDeclaresFunctionTools(msgs []Message, kept func(i int) bool) bool {
+	for i := range msgs {
+		if (kept == nil || kept(i)) && declaresFunctionTools(msgs[i].Content) {
+			return true
+		}
+	}
+	return false
 }
 
 // declaresFunctionTools reports whether cs holds developer content with
@@ -332,39 +338,12 @@ func (e *Encoding) appendMessage(dst []Token, m *Message, flags renderFlags) ([]
 	}
 	n0 := len(dst)
 	dst = append(dst, TokenStart)
-	form, written := writtenForm(m)
-	if written {
+	if form, written := writtenForm(m); written {
 		dst = e.appendForm(dst, form)
-	} else if m.Role == RoleTool {
-		if m.Name == "" {
-			return dst[:n0], ErrMissingToolName
-		}
-		dst = e.appendOrdinary(dst, m.Name)
 	} else {
-		if !m.Role.Valid() {
-			return dst[:n0], fmt.Errorf("%w %q", ErrUnknownRole, m.Role)
-		}
-		dst = e.appendOrdinary(dst, string(m.Role))
-		if m.Name != "" {
-			dst = e.appendOrdinary(dst, ":"+m.Name)
-		}
-	}
-	if !written {
-		if m.Recipient != "" && m.Recipient != "all" {
-			dst = e.appendOrdinary(dst, " to="+m.Recipient)
-		}
-		if m.Channel != "" {
-			dst = append(dst, TokenChannel)
-			dst = e.appendOrdinary(dst, m.Channel)
-		}
-		if ct := m.ContentType; ct != "" {
-			if rest, ok := strings.CutPrefix(ct, markerConstrain); ok {
-				dst = e.appendOrdinary(dst, " ")
-				dst = append(dst, TokenConstrain)
-				dst = e.appendOrdinary(dst, rest)
-			} else {
-				dst = e.appendOrdinary(dst, " "+ct)
-			}
+		var err error
+		if dst, err = e.appendReferenceHeader(dst, m); err != nil {
+			return dst[:n0], err
 		}
 	}
 	dst = append(dst, TokenMessage)
@@ -461,6 +440,44 @@ func (e *Encoding) putTextBuf(buf *[]byte, text []byte) {
 		*buf = text[:0]
 		e.textBufs.Put(buf)
 	}
+}
+
+// appendReferenceHeader appends m's header as the reference writes it,
+// after the <|start|>: the author, " to=RECIPIENT", "<|channel|>CHANNEL",
+// then " <|constrain|>TYPE" or " TYPE". (header.appendCanonical in parse.go
+// writes the same as text.)
+func (e *Encoding) appendReferenceHeader(dst []Token, m *Message) ([]Token, error) {
+	if m.Role == RoleTool {
+		if m.Name == "" {
+			return dst, ErrMissingToolName
+		}
+		dst = e.appendOrdinary(dst, m.Name)
+	} else {
+		if !m.Role.Valid() {
+			return dst, fmt.Errorf("%w %q", ErrUnknownRole, m.Role)
+		}
+		dst = e.appendOrdinary(dst, string(m.Role))
+		if m.Name != "" {
+			dst = e.appendOrdinary(dst, ":"+m.Name)
+		}
+	}
+	if m.Recipient != "" && m.Recipient != "all" {
+		dst = e.appendOrdinary(dst, " to="+m.Recipient)
+	}
+	if m.Channel != "" {
+		dst = append(dst, TokenChannel)
+		dst = e.appendOrdinary(dst, m.Channel)
+	}
+	if ct := m.ContentType; ct != "" {
+		if rest, ok := strings.CutPrefix(ct, markerConstrain); ok {
+			dst = e.appendOrdinary(dst, " ")
+			dst = append(dst, TokenConstrain)
+			dst = e.appendOrdinary(dst, rest)
+		} else {
+			dst = e.appendOrdinary(dst, " "+ct)
+		}
+	}
+	return dst, nil
 }
 
 // writtenForm returns m's Header when the renderer writes it instead of the

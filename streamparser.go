@@ -41,7 +41,7 @@ type StreamParser struct {
 	namespaces []string        // ParseOptions.Namespaces
 	functions  map[string]bool // ParseOptions.Functions, the valid names
 	keepForms  bool            // ParseOptions.KeepHeaders
-	formBuf    []byte
+	formBuf    []byte          // keepForm's buffer for the canonical header text
 	keepToks   bool
 	initial    Role
 
@@ -181,7 +181,7 @@ func (p *StreamParser) step(t Token, eos bool) error {
 			h, dropped := p.recoverHeader(text, p.nextRole)
 			p.dropped += dropped
 			if p.keepForms && dropped == 0 {
-				h.keepForm(text, p.nextRole, p.formBuf)
+				p.formBuf = h.keepForm(text, p.nextRole, p.formBuf)
 			}
 			p.startContent(h)
 		case t == TokenMessage:
@@ -201,7 +201,7 @@ func (p *StreamParser) step(t Token, eos bool) error {
 				return fmt.Errorf("%w: unexpected %q in the header", ErrInvalidHeader, rest)
 			}
 			if p.keepForms {
-				h.keepForm(text, role, p.formBuf)
+				p.formBuf = h.keepForm(text, role, p.formBuf)
 			}
 			p.startContent(h)
 		case p.lenient && IsStopToken(t):

@@ -82,13 +82,7 @@ func (e *Encoding) AppendTrainingExample(dst []Token, mask []bool, c Conversatio
 	kept := func(i int) bool { return !dropsAnalysis(&msgs[i], i, before, assistantOnly) }
 
 	// The flags of the conversation that is rendered: the kept messages.
-	flags := renderFlags{normalize: o.NormalizeSchemas}
-	for i := range msgs {
-		if kept(i) && declaresFunctionTools(msgs[i].Content) {
-			flags.functionTools = true
-			break
-		}
-	}
+	flags := renderFlags{normalize: o.NormalizeSchemas, functionTools: anyDeclaresFunctionTools(msgs, kept)}
 	var roleBuf [4]Token
 	prompted := 1 + len(e.appendOrdinary(roleBuf[:0], string(RoleAssistant))) // "<|start|>assistant"
 

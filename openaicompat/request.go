@@ -132,7 +132,7 @@ type toolCall struct {
 }
 
 func newBuilder(opts *RequestOptions, list string) *builder {
-	b := &builder{list: list, calls: map[string]*toolCall{}, resultSeq: map[int]int{}}
+	b := &builder{list: list, calls: map[string]*toolCall{}}
 	if opts != nil {
 		b.opts = *opts
 	}
@@ -249,6 +249,9 @@ func (b *builder) result(i int, idParam, id, nameParam, name, text string) error
 			"%q is not the name of the function called by %q (%q)", name, id, c.name)
 	}
 	c.answeredBy = i
+	if b.resultSeq == nil {
+		b.resultSeq = map[int]int{}
+	}
 	b.resultSeq[len(b.msgs)] = c.seq
 	b.msgs = append(b.msgs, harmony.NewToolMessage(c.recipient, text).
 		WithRecipient(string(harmony.RoleAssistant)).WithChannel(c.channel))
@@ -334,13 +337,23 @@ type settings struct {
 func (b *builder) build(s settings, n int, add func(i int) error) (harmony.Conversation, error) {
 	for i := range n {
 		if err := add(i); err != nil {
-			return harmony.Conversation{}, err
+			return harmony.Conversation{}, b.inRequest(err)
 		}
 	}
 	if err := b.requireResults(n, b.list, "at the end of the "+b.list); err != nil {
-		return harmony.Conversation{}, err
+		return harmony.Conversation{}, b.inRequest(err)
 	}
 	return b.conversation(s), nil
+}
+
+// inRequest makes a RequestError's index one into the request's own list,
+// as param already names it: items from a previous response come before
+// it (and are at -1).
+func (b *builder) inRequest(err error) error {
+	if re, ok := err.(*RequestError); ok && re.MessageIndex >= 0 {
+		re.MessageIndex = max(re.MessageIndex-b.prev, -1)
+	}
+	return err
 }
 
 // conversation assembles the system message, the developer message and the

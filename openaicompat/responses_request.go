@@ -43,14 +43,10 @@ func (r *ResponsesRequest) Conversation(opts *RequestOptions) (harmony.Conversat
 		return harmony.Conversation{}, err
 	}
 	if items, err = b.resolve(items); err != nil {
-		return harmony.Conversation{}, err
+		return harmony.Conversation{}, b.inRequest(err)
 	}
 	preamble := preambles(items)
-	conv, err := b.build(set, len(items), func(i int) error { return b.item(i, &items[i], preamble[i]) })
-	if re, ok := err.(*RequestError); ok && re.MessageIndex >= 0 {
-		re.MessageIndex = max(re.MessageIndex-b.prev, -1) // an index into the request's input
-	}
-	return conv, err
+	return b.build(set, len(items), func(i int) error { return b.item(i, &items[i], preamble[i]) })
 }
 
 // previous returns the items of the stored response id names, then items:

@@ -173,7 +173,10 @@ func (a *respAcc) streamFail(err error) {
 	}
 	r.Output = append(r.Output, a.items...)
 	if a.open {
-		r.Output[len(r.Output)-1] = *a.snapshot(a.buf.String(), "incomplete", true)
+		text := a.buf.String()
+		it := a.snapshot(text, "incomplete", true)
+		a.seal(it, text)
+		r.Output[len(r.Output)-1] = *it
 	}
 	a.emit(ResponseEvent{Type: "response.failed", Response: r})
 }
@@ -207,13 +210,18 @@ func (a *respAcc) snapshot(text, status string, withPart bool) *Item {
 		}
 		it.Content = &ItemContent{Parts: parts}
 	}
-	if a.cur == kindReasoning && withPart && a.opts.SealReasoning && a.opts.Sealer != nil {
-		it.EncryptedContent = a.opts.Sealer.Seal(text)
-	}
 	if it.Type != "reasoning" {
 		it.Status = status
 	}
 	return &it
+}
+
+// seal gives a reasoning item with the text its sealed form, when the
+// options ask for it.
+func (a *respAcc) seal(it *Item, text string) {
+	if a.cur == kindReasoning && a.opts.SealReasoning && a.opts.Sealer != nil {
+		it.EncryptedContent = a.opts.Sealer.Seal(text)
+	}
 }
 
 func (a *respAcc) start(k kind, name string) {
@@ -278,6 +286,7 @@ func (a *respAcc) end(cut bool) {
 	id := a.items[idx].ID
 	text := a.buf.String()
 	a.items[idx] = *a.snapshot(text, status, true)
+	a.seal(&a.items[idx], text) // once: later snapshots copy it
 	if !a.stream {
 		return
 	}

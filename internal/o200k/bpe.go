@@ -94,21 +94,36 @@ func (e *Engine) putWork(w *work) {
 // pairRank returns the rank of the token whose bytes are those of tokens
 // left and right, which are p, or none.
 func (e *Engine) pairRank(w *work, left, right uint32, p string) uint32 {
-	key := uint64(left)<<18 | uint64(right)
-	slot := &w.memo[(key*0x9E3779B97F4A7C15)>>(64-memoBits)]
-	if *slot>>20 == key+1 {
-		if r := uint32(*slot & memoNone); r != memoNone {
-			return r
-		}
-		return none
+	slot, key, r, hit := w.memoGet(left, right)
+	if hit {
+		return r
 	}
-	r := e.lookup(p)
+	r = e.lookup(p)
+	memoPut(slot, key, r)
+	return r
+}
+
+// memoGet looks the pair (left, right) up in the memo: its slot and key,
+// and on a hit the rank (or none).
+func (w *work) memoGet(left, right uint32) (slot *uint64, key uint64, r uint32, hit bool) {
+	key = uint64(left)<<18 | uint64(right)
+	slot = &w.memo[(key*0x9E3779B97F4A7C15)>>(64-memoBits)]
+	if *slot>>20 != key+1 {
+		return slot, key, 0, false
+	}
+	if r = uint32(*slot & memoNone); r == memoNone {
+		r = none
+	}
+	return slot, key, r, true
+}
+
+// memoPut records rank r (or none) for key in its slot.
+func memoPut(slot *uint64, key uint64, r uint32) {
 	v := uint64(r)
 	if r == none {
 		v = memoNone
 	}
 	*slot = (key+1)<<20 | v
-	return r
 }
 
 // bpeSmall is tiktoken's byte_pair_merge on an array on the stack. There
@@ -395,23 +410,21 @@ func (e *Engine) merge(dst []uint32, p string, w *work, invalid bool) []uint32 {
 // left and right, or none, through the memo; on a miss it puts their bytes
 // together on the stack.
 func (e *Engine) idPairRank(w *work, left, right uint32) uint32 {
-	key := uint64(left)<<18 | uint64(right)
-	slot := &w.memo[(key*0x9E3779B97F4A7C15)>>(64-memoBits)]
-	if *slot>>20 == key+1 {
-		if r := uint32(*slot & memoNone); r != memoNone {
-			return r
-		}
-		return none
+	slot, key, r, hit := w.memoGet(left, right)
+	if hit {
+		return r
 	}
 	a, b := e.TokenBytes(left), e.TokenBytes(right)
 	if len(a)+len(b) > e.maxLen {
-		*slot = (key+1)<<20 | memoNone
+		memoPut(slot, key, none)
 		return none
 	}
 	var buf [256]byte
 	m := copy(buf[:], a)
 	m += copy(buf[m:], b)
-	return e.pairRank(w, left, right, unsafe.String(&buf[0], m))
+	r = e.lookup(unsafe.String(&buf[0], m))
+	memoPut(slot, key, r)
+	return r
 }
 
 // newBucket makes an empty bucket for rank r and returns its index.
