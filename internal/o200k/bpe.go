@@ -16,7 +16,10 @@ import (
 // quadratic loop on an array on the stack (bpeSmall). Long pieces use rank
 // buckets (bpeLarge), which do the same merges in the same order in
 // near-linear time. Both look pair ranks up through a small memo keyed by
-// the two tokens' ids (pairRank).
+// the two tokens' ids (pairRank). Both start most characters of two to four
+// bytes as one part, their token, instead of as their bytes, where that
+// cannot change the result (chars.go): CJK text is then a third of the
+// parts and none of the merges within characters.
 
 // smallPiece is the longest piece merged by bpeSmall (start offsets are
 // bytes). Up to it bpeSmall is faster on ASCII and close on CJK (see
@@ -130,19 +133,73 @@ func memoPut(slot *uint64, key uint64, r uint32) {
 // are m parts; parts[j] packs the rank of part j merged with part j+1 (bits
 // 63-32), the token of part j (31-8) and where it starts in p (7-0);
 // parts[m] holds only the sentinel start len(p). The lowest pair rank,
-// leftmost on ties, is found with a branch-free scan.
+// leftmost on ties, is found with a branch-free scan. An atomic character
+// starts as one part (see chars.go).
 func (e *Engine) bpeSmall(dst []uint32, p string, w *work) []uint32 {
 	var parts [smallPiece + 1]uint64
 	n := len(p)
 	_ = parts[n]
+	if !ascii(p) {
+		return e.bpeSmallChars(dst, p, w, &parts)
+	}
 	for j := 0; j < n-1; j++ {
 		parts[j] = uint64(e.pairs[uint16(p[j])<<8|uint16(p[j+1])])<<32 | uint64(e.bytes[p[j]])<<8 | uint64(j)
 	}
 	parts[n-1] = uint64(none)<<32 | uint64(e.bytes[p[n-1]])<<8 | uint64(n-1)
 	parts[n] = uint64(n)
+	return e.mergeSmall(dst, p, w, parts[:n+1])
+}
+
+// bpeSmallChars is bpeSmall on a piece that is not all ASCII: its atomic
+// characters start as one part each, its other bytes as their own.
+func (e *Engine) bpeSmallChars(dst []uint32, p string, w *work, parts *[smallPiece + 1]uint64) []uint32 {
+	ct := e.chars()
+	n, m := len(p), 0
+	for j := 0; j < n; {
+		c := p[j]
+		if c < utf8.RuneSelf {
+			parts[m] = uint64(e.bytes[c])<<8 | uint64(j)
+			m, j = m+1, j+1
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(p[j:])
+		before, after := noByte, noByte
+		if j > 0 {
+			before = int(p[j-1])
+		}
+		if j+size < n {
+			after = int(p[j+size])
+		}
+		if t := ct.token(r, before, after); t != none {
+			parts[m] = uint64(t)<<8 | uint64(j)
+			m, j = m+1, j+size
+			continue
+		}
+		for end := j + size; j < end; j++ {
+			parts[m] = uint64(e.bytes[p[j]])<<8 | uint64(j)
+			m++
+		}
+	}
+	parts[m] = uint64(n)
+	for k := 0; k < m-1; k++ {
+		a, b := int(uint8(parts[k])), int(uint8(parts[k+2]))
+		var r uint32
+		if b-a == 2 {
+			r = e.pairs[uint16(p[a])<<8|uint16(p[a+1])]
+		} else {
+			r = e.pairRank(w, uint32(parts[k])>>8, uint32(parts[k+1])>>8, p[a:b])
+		}
+		parts[k] |= uint64(r) << 32
+	}
+	parts[m-1] |= uint64(none) << 32
+	return e.mergeSmall(dst, p, w, parts[:m+1])
+}
+
+// mergeSmall does bpeSmall's merges on its m = len(parts)-1 parts.
+func (e *Engine) mergeSmall(dst []uint32, p string, w *work, parts []uint64) []uint32 {
 	start := func(j int) uint8 { return uint8(parts[j]) }
 	id := func(j int) uint32 { return uint32(parts[j]) >> 8 }
-	for m := n; m > 1; m-- {
+	for m := len(parts) - 1; m > 1; m-- {
 		best := minPair(parts[:m-1])
 		r := uint32(best >> 8)
 		if r == none {
@@ -165,6 +222,19 @@ func (e *Engine) bpeSmall(dst []uint32, p string, w *work) []uint32 {
 		copy(parts[j+1:], parts[j+2:m+1])
 	}
 	return append(dst, id(0))
+}
+
+// ascii reports whether p is all ASCII.
+func ascii(p string) bool {
+	var or uint64
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		or |= le64(p[i:])
+	}
+	for ; i < len(p); i++ {
+		or |= uint64(p[i])
+	}
+	return or&0x8080808080808080 == 0
 }
 
 // minPair returns the least (parts[k]>>32)<<8 | k: the lowest rank, leftmost
@@ -251,16 +321,13 @@ type bucket struct {
 // bucket is resumed afterwards. Entries that arrive out of position order
 // (in a bucket not being worked on) mark it dirty, and it is sorted before
 // its next use.
+//
+// Atomic characters start as one part (see chars.go). p may be invalid
+// UTF-8 if fffdAtomic holds: each byte that does not belong to a valid
+// encoding then starts as the token of U+FFFD, as if the text were
+// replaced. Pair ranks are looked up by token ids, never by slicing p, so
+// the replaced text is never built.
 func (e *Engine) bpeLarge(dst []uint32, p string, w *work) []uint32 {
-	return e.merge(dst, p, w, false)
-}
-
-// merge is bpeLarge. If invalid is set, p is not valid UTF-8, and each byte
-// of it that does not belong to a valid encoding starts as the token of
-// U+FFFD instead of as its own byte (which fffdAtomic must have allowed).
-// Pair ranks are looked up by token ids, never by slicing p, so the
-// replaced text is never built.
-func (e *Engine) merge(dst []uint32, p string, w *work, invalid bool) []uint32 {
 	s := &w.large
 	if s.bucketOf == nil {
 		s.bucketOf = make([]int32, e.numRanks)
@@ -271,32 +338,66 @@ func (e *Engine) merge(dst []uint32, p string, w *work, invalid bool) []uint32 {
 	n := len(p)
 	s.parts = grow(s.parts, n)
 	parts := s.parts
-	for i := range parts {
-		parts[i] = packPart(e.bytes[p[i]], 1)
-	}
-	if invalid {
-		for i := 0; i < n; {
-			if p[i] < utf8.RuneSelf {
-				i++
-				continue
-			}
-			r, size := utf8.DecodeRuneInString(p[i:])
-			if r == utf8.RuneError && size == 1 {
-				parts[i] = packPart(e.fffd, 1)
-			}
-			i += size
+	ct := e.chars()
+	// Each character is decoded once, as the one after the last; a byte
+	// that is not valid UTF-8 decodes as U+FFFD of size 1 and, as far as
+	// its neighbours are concerned, is U+FFFD's bytes.
+	decode := func(i int) (rune, int) {
+		if c := p[i]; c < utf8.RuneSelf {
+			return rune(c), 1
 		}
+		return utf8.DecodeRuneInString(p[i:])
 	}
+	before := noByte
+	r, size := decode(0)
+	for i := 0; i < n; {
+		next, nextSize := utf8.RuneError, 0
+		after := noByte
+		if i+size < n {
+			next, nextSize = decode(i + size)
+			after = int(p[i+size])
+			if next == utf8.RuneError && nextSize == 1 {
+				after = 0xEF
+			}
+		}
+		last := int(p[i+size-1])
+		if size == 1 && r >= utf8.RuneSelf {
+			last = 0xBD // an invalid byte, as U+FFFD
+		}
+		var t uint32 = none
+		if size > 1 || r >= utf8.RuneSelf {
+			// An invalid byte starts as U+FFFD's token: the caller
+			// has checked with fffdAtomic that it may, next to any
+			// bytes.
+			t = ct.token(r, before, after)
+		}
+		if t != none {
+			parts[i] = packPart(t, int32(size))
+			for k := 1; k < size; k++ {
+				parts[i+k] = 0
+			}
+		} else {
+			for k := range size {
+				parts[i+k] = packPart(e.bytes[p[i+k]], 1)
+			}
+		}
+		i += size
+		before, r, size = last, next, nextSize
+	}
+	// initial returns the rank of the merge of part i, which starts a part
+	// that is not the last, with the next part.
 	initial := func(i int) uint32 {
-		if !invalid {
-			return e.pairs[uint16(p[i])<<8|uint16(p[i+1])]
+		pi := parts[i]
+		j := i + int(partSize(pi))
+		if pi == packPart(e.bytes[p[i]], 1) && parts[j] == packPart(e.bytes[p[j]], 1) {
+			return e.pairs[uint16(p[i])<<8|uint16(p[j])]
 		}
-		return e.idPairRank(w, partID(parts[i]), partID(parts[i+1]))
+		return e.idPairRank(w, partID(pi), partID(parts[j]))
 	}
 	// The initial pairs: count them per rank, size the buckets, then fill
 	// them in position order.
 	s.cur = 0 // below every pair rank: adds take the fast path
-	for i := 0; i < n-1; i++ {
+	for i := 0; i+int(partSize(parts[i])) < n; i += int(partSize(parts[i])) {
 		if r := initial(i); r != none {
 			bi := s.bucketOf[r]
 			if bi < 0 {
@@ -313,7 +414,7 @@ func (e *Engine) merge(dst []uint32, p string, w *work, invalid bool) []uint32 {
 		b.n = 0
 	}
 	var b *bucket
-	for i := 0; i < n-1; i++ {
+	for i := 0; i+int(partSize(parts[i])) < n; i += int(partSize(parts[i])) {
 		r := initial(i)
 		if r == none {
 			continue

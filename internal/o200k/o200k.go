@@ -8,7 +8,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"strings"
 	"sync"
 	"unicode/utf8"
 	"unsafe"
@@ -38,9 +37,8 @@ type Engine struct {
 	copied   bool      // sections were copied out of the table
 	pool     sync.Pool // *work
 
-	fffdOnce sync.Once
-	fffd     uint32 // the token of U+FFFD, if fffdAtomic
-	fffdOK   bool
+	charsOnce sync.Once
+	charTab   *charTable // atomic characters, see chars.go
 }
 
 // none marks a missing rank.
@@ -195,48 +193,19 @@ func (e *Engine) appendInvalid(dst []uint32, p string, w **work) []uint32 {
 		*w = e.getWork()
 	}
 	if len(p) > smallPiece && e.fffdAtomic() {
-		return e.merge(dst, p, *w, true)
+		return e.bpeLarge(dst, p, *w)
 	}
 	buf := appendReplaced((*w).repl[:0], p)
 	(*w).repl = buf
 	return e.appendPiece(dst, unsafe.String(unsafe.SliceData(buf), len(buf)), w)
 }
 
-// fffdAtomic reports whether the three bytes of U+FFFD (EF BF BD) always
-// merge into its token before any of them merges with a byte outside it, in
-// any context, so that a piece may start with U+FFFD as one part instead of
-// three, with the same result. That holds if a pair within it is a token of
-// lower rank than U+FFFD's, R, and every token that could take part of it
-// together with outside bytes (one that ends with EF or EF BF, or starts
-// with BD or BF BD, and is longer) has a rank above R: merges go by rank,
-// so such a token can form only after R's merges are done. And every
-// longer token that starts or ends with all of U+FFFD must rank above R
-// too, so that U+FFFD as a starting part does not merge with a neighbour
-// earlier than the three bytes would have. o200k_base passes; a table that
-// did not would have invalid pieces built replaced, at three times the
-// memory. It is worked out once, on first need.
+// fffdAtomic reports whether U+FFFD is atomic next to any bytes (see
+// chars.go), so that a piece may start with it as one part instead of
+// three, with the same result, wherever it is. o200k_base passes; a table that did not would have invalid
+// pieces built replaced, at three times the memory.
 func (e *Engine) fffdAtomic() bool {
-	e.fffdOnce.Do(func() {
-		const c = "\uFFFD"
-		r := e.lookup(c)
-		if r == none {
-			return
-		}
-		if q1, q2 := e.lookup(c[:2]), e.lookup(c[1:]); min(q1, q2) >= r {
-			return
-		}
-		for id := 0; id < e.numRanks; id++ {
-			t := e.blob[e.offsets[id]:e.offsets[id+1]]
-			crosses := len(t) > 1 && (t[len(t)-1] == c[0] || t[0] == c[2]) ||
-				len(t) > 2 && (strings.HasSuffix(t, c[:2]) || strings.HasPrefix(t, c[1:])) ||
-				len(t) > 3 && (strings.HasPrefix(t, c) || strings.HasSuffix(t, c))
-			if crosses && uint32(id) < r {
-				return
-			}
-		}
-		e.fffd, e.fffdOK = r, true
-	})
-	return e.fffdOK
+	return e.chars().atomicEverywhere(utf8.RuneError)
 }
 
 // appendReplaced appends s to dst with every byte that is not part of a

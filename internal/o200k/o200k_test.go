@@ -443,13 +443,45 @@ func TestLongPieces(t *testing.T) {
 			}
 		}
 	}
+	// bpeLarge merges a byte that is not valid UTF-8 as U+FFFD; bpeSmall
+	// is given only valid pieces.
 	rng := rand.New(rand.NewPCG(1, 2))
-	for i := 0; i < pieces; i++ {
+	for i := 0; i < 2*pieces; i++ {
 		p := randomPiece(rng, 1+rng.IntN(maxLen))
-		if got, want := e.bpeLarge(nil, p, e.getWork()), bpeReference(e, p); !slices.Equal(got, want) {
+		if i%2 == 1 {
+			p = randomChars(rng, 1+rng.IntN(maxLen/3))
+		}
+		want := bpeReference(e, replaceInvalid(p))
+		if got := e.bpeLarge(nil, p, e.getWork()); !slices.Equal(got, want) {
 			t.Fatalf("bpeLarge(%q) differs", p)
 		}
+		if len(p) > 1 && len(p) <= smallPiece && utf8.ValidString(p) {
+			if got := e.bpeSmall(nil, p, e.getWork()); !slices.Equal(got, want) {
+				t.Fatalf("bpeSmall(%q) differs", p)
+			}
+		}
 	}
+}
+
+// randomChars returns n characters drawn from CJK, kana, Cyrillic, Arabic,
+// accented Latin and emoji text, where words merge across characters.
+func randomChars(rng *rand.Rand, n int) string {
+	alphabets := [][]rune{
+		[]rune("人工智能是计算机科学的一个分支它企图了解的实质并生产出一种新"),
+		[]rune("日本語の文章にはひらがなカタカナ漢字が混在しています"),
+		[]rune("北京是中华人民共和国的首都也是全国政治文化中心"),
+		[]rune("ПриветмирэтотекстнарусскомязыкеЯя"),
+		[]rune("مرحبابالعالمهذانصباللغةالعربية"),
+		[]rune("àéîõüçñÀÉ\u0301\u0308a"),
+		[]rune("😀👍🏽❤️\u200d🔥🇺🇸中a"),
+		[]rune("\ufffd中\ufffdé"),
+	}
+	a := alphabets[rng.IntN(len(alphabets))]
+	b := make([]rune, n)
+	for i := range b {
+		b[i] = a[rng.IntN(len(a))]
+	}
+	return string(b)
 }
 
 // randomPiece returns n bytes from a small alphabet, so that many merges

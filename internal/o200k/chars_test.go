@@ -1,0 +1,76 @@
+package o200k
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestCharTable checks the table of characters against its definition and
+// the merge: every token that is one character of two to four bytes whose
+// bytes merge into it has an entry and no other character does; U+FFFD may
+// start as one part next to any bytes; and every character, between
+// neighbours drawn from all the table's characters, ASCII letters, spaces
+// and punctuation (the bytes most often in its sets), merges as its bytes
+// do, where the table lets it start whole and where it does not.
+func TestCharTable(t *testing.T) {
+	e := mustLoad(t)
+	ct := e.chars()
+	var table []string
+	for id := 0; id < e.numRanks; id++ {
+		c := string(e.TokenBytes(uint32(id)))
+		r, size := utf8.DecodeRuneInString(c)
+		if size < 2 || size != len(c) {
+			continue
+		}
+		merges := slices.Equal(bpeReference(e, c), []uint32{uint32(id)})
+		v := ct.entries[int(ct.block[r/charBlock])*charBlock+int(r%charBlock)]
+		if v != 0 != merges || v != 0 && uint32(v) != uint32(id) {
+			t.Errorf("%q (%d): entry %#x, bytes merge to %v", c, id, v, bpeReference(e, c))
+		}
+		if v != 0 {
+			table = append(table, c)
+		}
+	}
+	if len(table) != ct.n || len(table) < 5000 {
+		t.Fatalf("%d characters in the table, n = %d", len(table), ct.n)
+	}
+	if !ct.atomicEverywhere(utf8.RuneError) {
+		t.Error("U+FFFD is not atomic everywhere")
+	}
+
+	neighbours := append(slices.Clone(table), "a", "Z", " ", "  ", "\n", "!", ",", "-", "'", "0", "é", "\u0301")
+	rng := rand.New(rand.NewPCG(5, 6))
+	n, whole := 200, 0
+	if raceEnabled {
+		n = 20
+	}
+	var w *work = e.getWork()
+	defer e.putWork(w)
+	for _, c := range table {
+		for range n / 10 {
+			x, y := neighbours[rng.IntN(len(neighbours))], neighbours[rng.IntN(len(neighbours))]
+			for _, p := range []string{x + c + y, c + y, x + c, x + x + c + y + y} {
+				if len(p) > smallPiece {
+					continue
+				}
+				if got, want := e.bpeSmall(nil, p, w), bpeReference(e, p); !slices.Equal(got, want) {
+					t.Fatalf("bpeSmall(%q) = %v, want %v", p, got, want)
+				}
+				if got, want := e.bpeLarge(nil, p, w), bpeReference(e, p); !slices.Equal(got, want) {
+					t.Fatalf("bpeLarge(%q) = %v, want %v", p, got, want)
+				}
+			}
+			r, _ := utf8.DecodeRuneInString(c)
+			if ct.token(r, int(x[len(x)-1]), int(y[0])) != none {
+				whole++
+			}
+		}
+	}
+	// Most characters start whole between these neighbours (the rule is
+	// not vacuous).
+	if total := len(table) * (n / 10); whole < total*3/4 {
+		t.Errorf("%d of %d placements start whole, want 3/4 or more", whole, total)
+	}
+}
