@@ -2,6 +2,7 @@ package o200k
 
 import (
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -156,27 +157,56 @@ func heapAfter(b *testing.B, f func()) int64 {
 
 // BenchmarkBPE measures bpeSmall against bpeLarge on pieces of a given
 // length cut from prose and from CJK text with the spaces taken out, which
-// is how smallPiece was chosen: bpeSmall wins by 1.6-3x up to 128 bytes on
-// ASCII; on CJK bpeLarge pulls ahead by up to a third from about 64 bytes,
-// but such pieces are rarer than long ASCII ones (identifiers, hex).
+// is how smallPiece and smallParts were chosen. On ASCII bpeSmall wins by
+// 1.6-3x up to 128 bytes. On CJK, where most characters start as one part,
+// it wins by a third at 192 bytes (about 64 parts) and is no better at 256;
+// above 128 bytes Alg=small is bpeSmallChars, which gives up above 64
+// parts.
 func BenchmarkBPE(b *testing.B) {
 	e := mustLoad(b)
+	e.chars()
 	for _, text := range []string{"prose", "cjk"} {
 		src := strings.ReplaceAll(benchText(b, text, 16<<10), " ", "")
-		for _, n := range []int{8, 16, 32, 64, 96, 128} {
+		lengths := []int{8, 16, 32, 64, 96, 128}
+		if text == "cjk" {
+			lengths = append(lengths, 160, 192, 224)
+		}
+		for _, n := range lengths {
 			var pieces []string
-			for i := 0; i+n <= len(src) && len(pieces) < 64; i += 97 {
+			for i := 0; i+n+3 <= len(src) && len(pieces) < 64; i += 97 {
 				for !utf8.RuneStart(src[i]) {
 					i++
 				}
-				pieces = append(pieces, src[i:i+n])
+				end := i + n
+				for !utf8.RuneStart(src[end]) {
+					end++
+				}
+				pieces = append(pieces, src[i:end])
+			}
+			small := e.bpeSmall
+			if n > smallPiece {
+				// Only the pieces bpeSmallChars takes.
+				w := e.getWork()
+				pieces = slices.DeleteFunc(pieces, func(p string) bool {
+					_, ok := e.bpeSmallChars(nil, p, w)
+					return !ok
+				})
+				e.putWork(w)
+				small = func(dst []uint32, p string, w *work) []uint32 {
+					dst, _ = e.bpeSmallChars(dst, p, w)
+					return dst
+				}
 			}
 			for _, alg := range []struct {
 				name string
 				f    func([]uint32, string, *work) []uint32
-			}{{"small", e.bpeSmall}, {"large", e.bpeLarge}} {
+			}{{"small", small}, {"large", e.bpeLarge}} {
 				b.Run("Text="+text+"/Len="+itoa(n)+"/Alg="+alg.name, func(b *testing.B) {
-					b.SetBytes(int64(n * len(pieces)))
+					size := 0
+					for _, p := range pieces {
+						size += len(p)
+					}
+					b.SetBytes(int64(size))
 					var dst []uint32
 					w := e.getWork()
 					defer e.putWork(w)

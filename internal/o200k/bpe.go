@@ -21,10 +21,20 @@ import (
 // cannot change the result (chars.go): CJK text is then a third of the
 // parts and none of the merges within characters.
 
-// smallPiece is the longest piece merged by bpeSmall (start offsets are
-// bytes). Up to it bpeSmall is faster on ASCII and close on CJK (see
-// BenchmarkBPE).
-const smallPiece = 128
+// smallPiece is the longest piece merged by bpeSmall, and smallParts the
+// most parts it merges: up to them it is faster than bpeLarge (see
+// BenchmarkBPE). A piece that is not all ASCII starts with fewer parts
+// than bytes (see chars.go), so one of up to smallCharsPiece bytes is
+// merged by bpeSmallChars too if it starts with at most smallParts parts.
+const (
+	smallPiece      = 128
+	smallParts      = 64
+	smallCharsPiece = 4 * smallParts
+)
+
+// bpeSmall's packed parts: the pair rank in bits 63-32, the token in
+// 31-startBits, where the part starts in p below.
+const startBits = 14
 
 // hugePiece is the length above which bpeLarge gives a bucket's buffer back
 // as soon as the bucket is done, so that the buckets of a huge piece hold
@@ -58,6 +68,11 @@ func (e *Engine) appendPiece(dst []uint32, p string, w **work) []uint32 {
 func (e *Engine) bpe(dst []uint32, p string, w *work) []uint32 {
 	if len(p) <= smallPiece {
 		return e.bpeSmall(dst, p, w)
+	}
+	if len(p) <= smallCharsPiece && !ascii(p) {
+		if out, ok := e.bpeSmallChars(dst, p, w); ok {
+			return out
+		}
 	}
 	return e.bpeLarge(dst, p, w)
 }
@@ -130,35 +145,42 @@ func memoPut(slot *uint64, key uint64, r uint32) {
 }
 
 // bpeSmall is tiktoken's byte_pair_merge on an array on the stack. There
-// are m parts; parts[j] packs the rank of part j merged with part j+1 (bits
-// 63-32), the token of part j (31-8) and where it starts in p (7-0);
-// parts[m] holds only the sentinel start len(p). The lowest pair rank,
-// leftmost on ties, is found with a branch-free scan. An atomic character
-// starts as one part (see chars.go).
+// are m parts; parts[j] packs the rank of part j merged with part j+1, the
+// token of part j and where it starts in p (see startBits); parts[m] holds
+// only the sentinel start len(p). The lowest pair rank, leftmost on ties,
+// is found with a branch-free scan.
 func (e *Engine) bpeSmall(dst []uint32, p string, w *work) []uint32 {
+	if !ascii(p) {
+		dst, _ = e.bpeSmallChars(dst, p, w)
+		return dst
+	}
 	var parts [smallPiece + 1]uint64
 	n := len(p)
 	_ = parts[n]
-	if !ascii(p) {
-		return e.bpeSmallChars(dst, p, w, &parts)
-	}
 	for j := 0; j < n-1; j++ {
-		parts[j] = uint64(e.pairs[uint16(p[j])<<8|uint16(p[j+1])])<<32 | uint64(e.bytes[p[j]])<<8 | uint64(j)
+		parts[j] = uint64(e.pairs[uint16(p[j])<<8|uint16(p[j+1])])<<32 | uint64(e.bytes[p[j]])<<startBits | uint64(j)
 	}
-	parts[n-1] = uint64(none)<<32 | uint64(e.bytes[p[n-1]])<<8 | uint64(n-1)
+	parts[n-1] = uint64(none)<<32 | uint64(e.bytes[p[n-1]])<<startBits | uint64(n-1)
 	parts[n] = uint64(n)
 	return e.mergeSmall(dst, p, w, parts[:n+1])
 }
 
 // bpeSmallChars is bpeSmall on a piece that is not all ASCII: its atomic
-// characters start as one part each, its other bytes as their own.
-func (e *Engine) bpeSmallChars(dst []uint32, p string, w *work, parts *[smallPiece + 1]uint64) []uint32 {
+// characters start as one part each (see chars.go), its other bytes as
+// their own. It returns false, having appended nothing, if p is longer than
+// smallPiece and would start with more than smallParts parts.
+func (e *Engine) bpeSmallChars(dst []uint32, p string, w *work) ([]uint32, bool) {
+	var parts [max(smallPiece, smallParts) + 1]uint64
 	ct := e.chars()
 	n, m := len(p), 0
+	limit := max(smallParts, min(n, smallPiece)) // a piece bpeSmall takes always fits
 	for j := 0; j < n; {
+		if m+4 > limit && m+(n-j) > limit {
+			return dst, false
+		}
 		c := p[j]
 		if c < utf8.RuneSelf {
-			parts[m] = uint64(e.bytes[c])<<8 | uint64(j)
+			parts[m] = uint64(e.bytes[c])<<startBits | uint64(j)
 			m, j = m+1, j+1
 			continue
 		}
@@ -171,40 +193,42 @@ func (e *Engine) bpeSmallChars(dst []uint32, p string, w *work, parts *[smallPie
 			after = int(p[j+size])
 		}
 		if t := ct.token(r, before, after); t != none {
-			parts[m] = uint64(t)<<8 | uint64(j)
+			parts[m] = uint64(t)<<startBits | uint64(j)
 			m, j = m+1, j+size
 			continue
 		}
 		for end := j + size; j < end; j++ {
-			parts[m] = uint64(e.bytes[p[j]])<<8 | uint64(j)
+			parts[m] = uint64(e.bytes[p[j]])<<startBits | uint64(j)
 			m++
 		}
 	}
 	parts[m] = uint64(n)
+	const startMask = 1<<startBits - 1
 	for k := 0; k < m-1; k++ {
-		a, b := int(uint8(parts[k])), int(uint8(parts[k+2]))
+		a, b := int(parts[k]&startMask), int(parts[k+2]&startMask)
 		var r uint32
 		if b-a == 2 {
 			r = e.pairs[uint16(p[a])<<8|uint16(p[a+1])]
 		} else {
-			r = e.pairRank(w, uint32(parts[k])>>8, uint32(parts[k+1])>>8, p[a:b])
+			r = e.pairRank(w, uint32(parts[k])>>startBits, uint32(parts[k+1])>>startBits, p[a:b])
 		}
 		parts[k] |= uint64(r) << 32
 	}
 	parts[m-1] |= uint64(none) << 32
-	return e.mergeSmall(dst, p, w, parts[:m+1])
+	return e.mergeSmall(dst, p, w, parts[:m+1]), true
 }
 
 // mergeSmall does bpeSmall's merges on its m = len(parts)-1 parts.
 func (e *Engine) mergeSmall(dst []uint32, p string, w *work, parts []uint64) []uint32 {
-	start := func(j int) uint8 { return uint8(parts[j]) }
-	id := func(j int) uint32 { return uint32(parts[j]) >> 8 }
+	const startMask = 1<<startBits - 1
+	start := func(j int) int { return int(parts[j] & startMask) }
+	id := func(j int) uint32 { return uint32(parts[j]) >> startBits }
 	for m := len(parts) - 1; m > 1; m-- {
 		best := minPair(parts[:m-1])
 		r := uint32(best >> 8)
 		if r == none {
 			for _, v := range parts[:m] {
-				dst = append(dst, uint32(v)>>8)
+				dst = append(dst, uint32(v)>>startBits)
 			}
 			return dst
 		}
@@ -218,7 +242,7 @@ func (e *Engine) mergeSmall(dst []uint32, p string, w *work, parts []uint64) []u
 		if j+2 < m {
 			nr = e.pairRank(w, r, id(j+2), p[start(j):start(j+3)])
 		}
-		parts[j] = uint64(nr)<<32 | uint64(r)<<8 | uint64(start(j))
+		parts[j] = uint64(nr)<<32 | uint64(r)<<startBits | uint64(start(j))
 		copy(parts[j+1:], parts[j+2:m+1])
 	}
 	return append(dst, id(0))

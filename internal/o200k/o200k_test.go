@@ -455,6 +455,11 @@ func TestLongPieces(t *testing.T) {
 		if got := e.bpeLarge(nil, p, e.getWork()); !slices.Equal(got, want) {
 			t.Fatalf("bpeLarge(%q) differs", p)
 		}
+		if utf8.ValidString(p) && len(p) > 1 {
+			if got := e.bpe(nil, p, e.getWork()); !slices.Equal(got, want) {
+				t.Fatalf("bpe(%q) differs", p)
+			}
+		}
 		if len(p) > 1 && len(p) <= smallPiece && utf8.ValidString(p) {
 			if got := e.bpeSmall(nil, p, e.getWork()); !slices.Equal(got, want) {
 				t.Fatalf("bpeSmall(%q) differs", p)
