@@ -1,6 +1,7 @@
 package o200k
 
 import (
+	"math/bits"
 	"slices"
 	"sort"
 	"unicode/utf8"
@@ -57,17 +58,27 @@ import (
 const charBlock = 128
 
 // charTable maps characters of two to four bytes to their token and the
-// bytes next to which they are not atomic, in two stages: entries[block[c/128]*128+c%128]
-// is c's entry, 0 if it never starts as one part (block 0 is all 0), else
-// its token | before<<32 | after<<48, where before and after index sets,
-// the bytes before and after c next to which it is not atomic (set 0 is
-// empty).
+// bytes next to which they are not atomic, in two stages:
+// entries[block[c/128]*128+c%128] is c's entry, 0 if it never starts as one
+// part (block 0 is all 0), else its token | before<<18 | after<<24, where
+// before indexes befores, a set of bytes before c that holds all those next
+// to which it is not atomic, and after indexes afters likewise (set 0 is
+// empty in both; when the indexes run out, a character gets the least
+// superset of its set there is, which is at worst every byte).
 type charTable struct {
-	block   []uint16
-	entries []uint64
-	sets    [][4]uint64
-	n       int // the number of characters with an entry
+	block           []uint16
+	entries         []uint32
+	befores, afters [][4]uint64
+	n               int // the number of characters with an entry
 }
+
+// Entry layout: the token in the low 18 bits (there are fewer than 1<<18
+// ranks), then the index of its set of bytes before (6 bits) and after
+// (8 bits; these vary more).
+const (
+	entryTokenBits  = 18
+	entryBeforeBits = 6
+)
 
 // noByte stands for the end of the piece, before or after a character.
 const noByte = -1
@@ -80,20 +91,20 @@ func (t *charTable) token(c rune, before, after int) uint32 {
 	if v == 0 {
 		return none
 	}
-	if s := &t.sets[uint16(v>>32)]; before >= 0 && s[before>>6]>>(before&63)&1 != 0 {
+	if s := &t.befores[v>>entryTokenBits&(1<<entryBeforeBits-1)]; before >= 0 && s[before>>6]>>(before&63)&1 != 0 {
 		return none
 	}
-	if s := &t.sets[uint16(v>>48)]; after >= 0 && s[after>>6]>>(after&63)&1 != 0 {
+	if s := &t.afters[v>>(entryTokenBits+entryBeforeBits)]; after >= 0 && s[after>>6]>>(after&63)&1 != 0 {
 		return none
 	}
-	return uint32(v)
+	return v & (1<<entryTokenBits - 1)
 }
 
 // atomicEverywhere reports whether character c may start as one part
 // next to any bytes.
 func (t *charTable) atomicEverywhere(c rune) bool {
 	v := t.entries[int(t.block[c/charBlock])*charBlock+int(c%charBlock)]
-	return v != 0 && v>>32 == 0
+	return v != 0 && v>>entryTokenBits == 0
 }
 
 // chars returns the engine's table of characters, built on first need (a
@@ -146,18 +157,9 @@ func (e *Engine) buildChars() *charTable {
 
 	t := &charTable{
 		block:   make([]uint16, (utf8.MaxRune+1)/charBlock),
-		entries: make([]uint64, charBlock),
-		sets:    make([][4]uint64, 1),
-	}
-	setIndex := map[[4]uint64]uint16{{}: 0}
-	index := func(set [4]uint64) uint16 {
-		i, ok := setIndex[set]
-		if !ok {
-			i = uint16(len(t.sets))
-			setIndex[set] = i
-			t.sets = append(t.sets, set)
-		}
-		return i
+		entries: make([]uint32, charBlock),
+		befores: make([][4]uint64, 1),
+		afters:  make([][4]uint64, 1),
 	}
 	for id := 0; id < e.numRanks; id++ {
 		c := e.blob[e.offsets[id]:e.offsets[id+1]]
@@ -195,15 +197,43 @@ func (e *Engine) buildChars() *charTable {
 		}
 		mark(&before, ends, c, high)
 		mark(&after, starts, c, high)
+		bi := setIndex(&t.befores, before, 1<<entryBeforeBits)
+		ai := setIndex(&t.afters, after, 1<<(32-entryTokenBits-entryBeforeBits))
 		b := &t.block[ch/charBlock]
 		if *b == 0 {
 			*b = uint16(len(t.entries) / charBlock)
-			t.entries = append(t.entries, make([]uint64, charBlock)...)
+			t.entries = append(t.entries, make([]uint32, charBlock)...)
 		}
-		t.entries[int(*b)*charBlock+int(ch%charBlock)] = uint64(id) | uint64(index(before))<<32 | uint64(index(after))<<48
+		t.entries[int(*b)*charBlock+int(ch%charBlock)] = uint32(id) | bi<<entryTokenBits | ai<<(entryTokenBits+entryBeforeBits)
 		t.n++
 	}
 	return t
+}
+
+// setIndex returns the index of set in *sets, adding it if it is new and
+// there is room for it among limit sets (the last of which is kept for
+// every byte), else the index of its least superset there.
+func setIndex(sets *[][4]uint64, set [4]uint64, limit int) uint32 {
+	if i := slices.Index(*sets, set); i >= 0 {
+		return uint32(i)
+	}
+	if len(*sets) < limit-1 {
+		*sets = append(*sets, set)
+		return uint32(len(*sets) - 1)
+	}
+	if len(*sets) < limit {
+		all := ^uint64(0)
+		*sets = append(*sets, [4]uint64{all, all, all, all})
+	}
+	best, size := limit-1, 257
+	for i, s := range *sets {
+		if s[0]&set[0] == set[0] && s[1]&set[1] == set[1] && s[2]&set[2] == set[2] && s[3]&set[3] == set[3] {
+			if n := bits.OnesCount64(s[0]) + bits.OnesCount64(s[1]) + bits.OnesCount64(s[2]) + bits.OnesCount64(s[3]); n < size {
+				best, size = i, n
+			}
+		}
+	}
+	return uint32(best)
 }
 
 // seqLen returns the length of the UTF-8 sequence that lead byte b starts:

@@ -26,7 +26,7 @@ func TestCharTable(t *testing.T) {
 		}
 		merges := slices.Equal(bpeReference(e, c), []uint32{uint32(id)})
 		v := ct.entries[int(ct.block[r/charBlock])*charBlock+int(r%charBlock)]
-		if v != 0 != merges || v != 0 && uint32(v) != uint32(id) {
+		if v != 0 != merges || v != 0 && v&(1<<entryTokenBits-1) != uint32(id) {
 			t.Errorf("%q (%d): entry %#x, bytes merge to %v", c, id, v, bpeReference(e, c))
 		}
 		if v != 0 {
@@ -72,5 +72,30 @@ func TestCharTable(t *testing.T) {
 	// not vacuous).
 	if total := len(table) * (n / 10); whole < total*3/4 {
 		t.Errorf("%d of %d placements start whole, want 3/4 or more", whole, total)
+	}
+}
+
+// TestSetIndex checks that sets beyond the room are given their least
+// superset, or every byte.
+func TestSetIndex(t *testing.T) {
+	var sets [][4]uint64
+	for i, c := range []struct {
+		set  [4]uint64
+		want uint32
+	}{
+		{[4]uint64{}, 0},
+		{[4]uint64{1}, 1},
+		{[4]uint64{3}, 2},
+		{[4]uint64{1}, 1},
+		{[4]uint64{2}, 2},    // no room: {3} is the least superset
+		{[4]uint64{0, 1}, 3}, // every byte, added last
+		{[4]uint64{1}, 1},
+	} {
+		if got := setIndex(&sets, c.set, 4); got != c.want {
+			t.Errorf("%d: setIndex(%v) = %d, want %d", i, c.set, got, c.want)
+		}
+	}
+	if len(sets) != 4 || sets[3] != [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)} {
+		t.Errorf("sets = %v", sets)
 	}
 }
