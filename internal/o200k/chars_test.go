@@ -33,8 +33,8 @@ func TestCharTable(t *testing.T) {
 			table = append(table, c)
 		}
 	}
-	if len(table) != ct.n || len(table) < 5000 {
-		t.Fatalf("%d characters in the table, n = %d", len(table), ct.n)
+	if len(table) < 5000 {
+		t.Fatalf("%d characters in the table", len(table))
 	}
 	if !ct.atomicEverywhere(utf8.RuneError) {
 		t.Error("U+FFFD is not atomic everywhere")
@@ -72,30 +72,5 @@ func TestCharTable(t *testing.T) {
 	// not vacuous).
 	if total := len(table) * (n / 10); whole < total*3/4 {
 		t.Errorf("%d of %d placements start whole, want 3/4 or more", whole, total)
-	}
-}
-
-// TestSetIndex checks that sets beyond the room are given their least
-// superset, or every byte.
-func TestSetIndex(t *testing.T) {
-	var sets [][4]uint64
-	for i, c := range []struct {
-		set  [4]uint64
-		want uint32
-	}{
-		{[4]uint64{}, 0},
-		{[4]uint64{1}, 1},
-		{[4]uint64{3}, 2},
-		{[4]uint64{1}, 1},
-		{[4]uint64{2}, 2},    // no room: {3} is the least superset
-		{[4]uint64{0, 1}, 3}, // every byte, added last
-		{[4]uint64{1}, 1},
-	} {
-		if got := setIndex(&sets, c.set, 4); got != c.want {
-			t.Errorf("%d: setIndex(%v) = %d, want %d", i, c.set, got, c.want)
-		}
-	}
-	if len(sets) != 4 || sets[3] != [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)} {
-		t.Errorf("sets = %v", sets)
 	}
 }

@@ -89,7 +89,8 @@
 //
 // o200k.bin is generated: `go generate` in this directory runs ./gen, which
 // reads the hash-checked o200k_base.tiktoken through internal/vocab and the
-// Unicode 16.0.0 classes in gen/classes.txt, and also writes table_sum.go
+// Unicode 16.0.0 classes in gen/classes.txt, computes the table of
+// characters that may start whole (chars.go), and also writes table_sum.go
 // with the table's SHA-256, which [Load] checks. TestTableUpToDate fails if
 // the committed table is not what gen would write now.
 package o200k

@@ -37,8 +37,7 @@ type Engine struct {
 	copied   bool      // sections were copied out of the table
 	pool     sync.Pool // *work
 
-	charsOnce sync.Once
-	charTab   *charTable // atomic characters, see chars.go
+	charTab charTable // see chars.go
 }
 
 // none marks a missing rank.
@@ -89,6 +88,12 @@ func newEngine(data, wantSum string, wantSize int, forceCopy bool) (*Engine, err
 		numRanks: int(h.NumRanks),
 		maxLen:   int(h.MaxTokenLen),
 		copied:   !inPlace,
+		charTab: charTable{
+			block:   section[uint16](data, s.Chars1, int(h.Stage1Len), inPlace),
+			entries: section[uint32](data, s.Chars2, int(h.CharBlocks)*charBlock, inPlace),
+			befores: sets(section[uint64](data, s.Befores, 4*int(h.CharBefores), inPlace)),
+			afters:  sets(section[uint64](data, s.Afters, 4*int(h.CharAfters), inPlace)),
+		},
 	}
 	if e.offsets[h.NumRanks] != h.BlobLen {
 		return nil, fmt.Errorf("o200k: offsets end at %d, blob has %d bytes", e.offsets[h.NumRanks], h.BlobLen)
@@ -96,6 +101,18 @@ func newEngine(data, wantSum string, wantSize int, forceCopy bool) (*Engine, err
 	for _, b := range e.stage1 {
 		if int(b)<<table.BlockShift >= len(e.stage2) {
 			return nil, fmt.Errorf("o200k: stage-1 block %d out of range", b)
+		}
+	}
+	for _, b := range e.charTab.block {
+		if int(b)<<table.BlockShift >= len(e.charTab.entries) {
+			return nil, fmt.Errorf("o200k: character block %d out of range", b)
+		}
+	}
+	for _, v := range e.charTab.entries {
+		if v != 0 && (int(v&(1<<entryTokenBits-1)) >= e.numRanks ||
+			int(v>>entryTokenBits&(1<<entryBeforeBits-1)) >= len(e.charTab.befores) ||
+			int(v>>(entryTokenBits+entryBeforeBits)) >= len(e.charTab.afters)) {
+			return nil, fmt.Errorf("o200k: character entry %#x out of range", v)
 		}
 	}
 	return e, nil
@@ -118,6 +135,11 @@ func section[T uint16 | uint32 | uint64](data string, off, n int, inPlace bool) 
 		out[i] = T(v)
 	}
 	return out
+}
+
+// sets views 4n words as n sets of bytes.
+func sets(words []uint64) [][4]uint64 {
+	return unsafe.Slice((*[4]uint64)(unsafe.Pointer(unsafe.SliceData(words))), len(words)/4)
 }
 
 // NumRanks returns the number of ordinary tokens, 199,998 for o200k_base.

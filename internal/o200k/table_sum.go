@@ -3,7 +3,7 @@
 package o200k
 
 // tableSHA256 is the SHA-256 of o200k.bin, checked by Load.
-const tableSHA256 = "b297d1242e2354a87a0b8a9bd2ab8b96f12cc75c4af578d5e0e8b481b55b9ebf"
+const tableSHA256 = "e6989f197620316e50f9d5358bb18afa760eaadb5cfd03a122bdddcedf2f12e6"
 
 // tableSize is the size of o200k.bin in bytes.
-const tableSize = 6702054
+const tableSize = 6881958

@@ -8,8 +8,8 @@
 // of 8 bytes from the start of the table.
 //
 //	header   64 bytes: Magic, then the uint32 counts NumRanks, BlobLen,
-//	         HashBits, Stage1Len, Stage2Len and MaxTokenLen, then zero
-//	         padding
+//	         HashBits, Stage1Len, Stage2Len, MaxTokenLen, CharBlocks,
+//	         CharBefores and CharAfters, then zero padding
 //	offsets  [NumRanks+1]uint32: token i is blob[offsets[i]:offsets[i+1]]
 //	bytes    [256]uint32: the rank of each single byte
 //	pairs    [65536]uint32: the rank of each two-byte string, or None
@@ -18,6 +18,12 @@
 //	stage1   [Stage1Len]uint16: block number of each 1<<BlockShift code
 //	         points
 //	stage2   [Stage2Len]uint8: class flags, block by block
+//	chars1   [Stage1Len]uint16: block number of each 1<<BlockShift code
+//	         points in the character table (see chars.go)
+//	chars2   [CharBlocks<<BlockShift]uint32: character entries, block by
+//	         block
+//	befores  [CharBefores][4]uint64, afters [CharAfters][4]uint64: the
+//	         character table's sets of bytes
 //	blob     [BlobLen]byte: the bytes of every token, in rank order
 package table
 
@@ -32,7 +38,7 @@ import (
 )
 
 // Magic starts every table; the last two bytes are the format version.
-const Magic = "o200kT01"
+const Magic = "o200kT02"
 
 // HeaderSize is the size of the fixed header.
 const HeaderSize = 64
@@ -84,11 +90,13 @@ const (
 // Header holds the counts stored in a table's header.
 type Header struct {
 	NumRanks, BlobLen, HashBits, Stage1Len, Stage2Len, MaxTokenLen uint32
+	CharBlocks, CharBefores, CharAfters                            uint32
 }
 
 // Sections gives the byte offset of each section of a table.
 type Sections struct {
-	Offsets, Bytes, Pairs, Slots, Stage1, Stage2, Blob, End int
+	Offsets, Bytes, Pairs, Slots, Stage1, Stage2 int
+	Chars1, Chars2, Befores, Afters, Blob, End   int
 }
 
 func align8(n int) int { return (n + 7) &^ 7 }
@@ -102,7 +110,11 @@ func (h Header) Layout() Sections {
 	s.Slots = s.Pairs + 4*65536
 	s.Stage1 = s.Slots + 8<<h.HashBits
 	s.Stage2 = align8(s.Stage1 + 2*int(h.Stage1Len))
-	s.Blob = align8(s.Stage2 + int(h.Stage2Len))
+	s.Chars1 = align8(s.Stage2 + int(h.Stage2Len))
+	s.Chars2 = align8(s.Chars1 + 2*int(h.Stage1Len))
+	s.Befores = s.Chars2 + 4*int(h.CharBlocks)<<BlockShift
+	s.Afters = s.Befores + 32*int(h.CharBefores)
+	s.Blob = s.Afters + 32*int(h.CharAfters)
 	s.End = s.Blob + int(h.BlobLen)
 	return s
 }
@@ -114,9 +126,11 @@ func ParseHeader(data string) (Header, Sections, error) {
 		return h, Sections{}, errors.New("table: bad magic")
 	}
 	u32 := func(off int) uint32 { return binary.LittleEndian.Uint32([]byte(data[off : off+4])) }
-	h = Header{u32(8), u32(12), u32(16), u32(20), u32(24), u32(28)}
+	h = Header{u32(8), u32(12), u32(16), u32(20), u32(24), u32(28), u32(32), u32(36), u32(40)}
 	if h.MaxTokenLen == 0 || h.MaxTokenLen >= 1<<SlotLenBits || h.HashBits < 10 || h.HashBits > 30 || h.NumRanks >= 1<<SlotRankBits || h.BlobLen >= 1<<SlotOffBits ||
-		h.Stage1Len != MaxRune>>BlockShift || h.Stage2Len%(1<<BlockShift) != 0 || h.Stage2Len>>BlockShift > 1<<16 {
+		h.Stage1Len != MaxRune>>BlockShift || h.Stage2Len%(1<<BlockShift) != 0 || h.Stage2Len>>BlockShift > 1<<16 ||
+		h.CharBlocks == 0 || h.CharBlocks > 1<<16 || h.CharBefores == 0 || h.CharBefores > 1<<EntryBeforeBits ||
+		h.CharAfters == 0 || h.CharAfters > 1<<EntryAfterBits {
 		return h, Sections{}, fmt.Errorf("table: bad header %+v", h)
 	}
 	s := h.Layout()
@@ -271,7 +285,9 @@ func Build(ranks [][]byte, flags []uint8) ([]byte, error) {
 		stage1 = append(stage1, n)
 	}
 
-	h := Header{uint32(len(ranks)), uint32(blobLen), hashBits, uint32(len(stage1)), uint32(len(stage2)), uint32(maxLen)}
+	chars := BuildChars(ranks)
+	h := Header{uint32(len(ranks)), uint32(blobLen), hashBits, uint32(len(stage1)), uint32(len(stage2)), uint32(maxLen),
+		uint32(len(chars.Entries) >> BlockShift), uint32(len(chars.Befores)), uint32(len(chars.Afters))}
 	s := h.Layout()
 	out := make([]byte, s.End)
 	copy(out, Magic)
@@ -282,6 +298,9 @@ func Build(ranks [][]byte, flags []uint8) ([]byte, error) {
 	le.PutUint32(out[20:], h.Stage1Len)
 	le.PutUint32(out[24:], h.Stage2Len)
 	le.PutUint32(out[28:], h.MaxTokenLen)
+	le.PutUint32(out[32:], h.CharBlocks)
+	le.PutUint32(out[36:], h.CharBefores)
+	le.PutUint32(out[40:], h.CharAfters)
 
 	for i := range 256 {
 		le.PutUint32(out[s.Bytes+4*i:], None)
@@ -325,5 +344,16 @@ func Build(ranks [][]byte, flags []uint8) ([]byte, error) {
 		le.PutUint16(out[s.Stage1+2*i:], n)
 	}
 	copy(out[s.Stage2:], stage2)
+	for i, n := range chars.Block1 {
+		le.PutUint16(out[s.Chars1+2*i:], n)
+	}
+	for i, v := range chars.Entries {
+		le.PutUint32(out[s.Chars2+4*i:], v)
+	}
+	for i, set := range append(chars.Befores, chars.Afters...) {
+		for k, w := range set {
+			le.PutUint64(out[s.Befores+32*i+8*k:], w)
+		}
+	}
 	return out, nil
 }

@@ -1,0 +1,28 @@
+package table
+
+import "testing"
+
+// TestSetIndex checks that sets beyond the room are given their least
+// superset, or every byte.
+func TestSetIndex(t *testing.T) {
+	var sets [][4]uint64
+	for i, c := range []struct {
+		set  [4]uint64
+		want uint32
+	}{
+		{[4]uint64{}, 0},
+		{[4]uint64{1}, 1},
+		{[4]uint64{3}, 2},
+		{[4]uint64{1}, 1},
+		{[4]uint64{2}, 2},    // no room: {3} is the least superset
+		{[4]uint64{0, 1}, 3}, // every byte, added last
+		{[4]uint64{1}, 1},
+	} {
+		if got := SetIndex(&sets, c.set, 4); got != c.want {
+			t.Errorf("%d: SetIndex(%v) = %d, want %d", i, c.set, got, c.want)
+		}
+	}
+	if len(sets) != 4 || sets[3] != [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)} {
+		t.Errorf("sets = %v", sets)
+	}
+}
