@@ -83,7 +83,8 @@ func (e *Engine) bpe(dst []uint32, p string, w *work) []uint32 {
 // memo caches the rank of the concatenation of two tokens, keyed by their
 // ids; the answer depends on nothing else, so it stays valid across calls.
 type work struct {
-	memo [1 << memoBits]uint64
+	memo  [1 << memoBits]uint64
+	small [max(smallPiece, smallParts) + 1]uint64 // bpeSmall's parts
 	large
 	repl []byte // a short invalid piece, replaced
 }
@@ -144,7 +145,8 @@ func memoPut(slot *uint64, key uint64, r uint32) {
 	*slot = (key+1)<<20 | v
 }
 
-// bpeSmall is tiktoken's byte_pair_merge on an array on the stack. There
+// bpeSmall is tiktoken's byte_pair_merge on an array (kept in w, so that
+// it is not cleared on every call). There
 // are m parts; parts[j] packs the rank of part j merged with part j+1, the
 // token of part j and where it starts in p (see startBits); parts[m] holds
 // only the sentinel start len(p). The lowest pair rank, leftmost on ties,
@@ -154,7 +156,7 @@ func (e *Engine) bpeSmall(dst []uint32, p string, w *work) []uint32 {
 		dst, _ = e.bpeSmallChars(dst, p, w)
 		return dst
 	}
-	var parts [smallPiece + 1]uint64
+	parts := &w.small
 	n := len(p)
 	_ = parts[n]
 	for j := 0; j < n-1; j++ {
@@ -170,7 +172,7 @@ func (e *Engine) bpeSmall(dst []uint32, p string, w *work) []uint32 {
 // their own. It returns false, having appended nothing, if p is longer than
 // smallPiece and would start with more than smallParts parts.
 func (e *Engine) bpeSmallChars(dst []uint32, p string, w *work) ([]uint32, bool) {
-	var parts [max(smallPiece, smallParts) + 1]uint64
+	parts := &w.small
 	ct := e.chars()
 	n, m := len(p), 0
 	limit := max(smallParts, min(n, smallPiece)) // a piece bpeSmall takes always fits
