@@ -113,6 +113,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 
 	"github.com/go-harmony/harmony"
@@ -359,11 +360,16 @@ func setupRender(fs *flag.FlagSet) func(*cli) error {
 			var toks []harmony.Token
 			var learned []bool
 			return func(b, line []byte) ([]byte, error) {
-				var conv harmony.Conversation
-				if err := json.Unmarshal(line, &conv); err != nil {
-					return b, fmt.Errorf("invalid conversation: %w", err)
+				conv, err := decodeConversation(line)
+				if err != nil {
+					return b, err
 				}
-				var err error
+				// A guess at the number of tokens, so that a long
+				// conversation's are not copied as they grow: text runs
+				// to some four bytes a token, and JSON adds its own.
+				if hint := len(line) / 3; cap(toks) < hint {
+					toks = make([]harmony.Token, 0, hint)
+				}
 				switch {
 				case *mask:
 					toks, learned, err = c.enc.AppendTrainingExample(toks[:0], learned[:0], conv, topts)
@@ -394,17 +400,84 @@ func setupRender(fs *flag.FlagSet) func(*cli) error {
 	}
 }
 
-// appendIDs appends toks as a JSON array of numbers.
+// decodeConversation decodes a line of render's input, which has no white
+// space around it. It calls Conversation.UnmarshalJSON itself, sparing
+// json.Unmarshal's scan of the whole line before it, which for such a line
+// decides nothing that UnmarshalJSON does not: a line it takes is valid
+// JSON. A line it refuses gets json.Unmarshal's error, as ever.
+func decodeConversation(line []byte) (harmony.Conversation, error) {
+	var conv harmony.Conversation
+	if conv.UnmarshalJSON(line) == nil {
+		return conv, nil
+	}
+	conv = harmony.Conversation{}
+	if err := json.Unmarshal(line, &conv); err != nil {
+		return conv, fmt.Errorf("invalid conversation: %w", err)
+	}
+	return conv, nil // not reached: json.Unmarshal fails as UnmarshalJSON did
+}
+
+// appendIDs appends toks as a JSON array of numbers. It grows b once, to
+// the exact size and a byte for the line's newline: a long conversation's
+// ids are megabytes, not to be copied as they grow.
 func appendIDs(b []byte, toks []harmony.Token) []byte {
+	n := 3
+	for _, t := range toks {
+		n += 1 + digits(uint32(t))
+	}
+	b = slices.Grow(b, n)
 	b = append(b, '[')
 	for i, t := range toks {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendUint(b, uint64(t), 10)
+		b = appendUint32(b, uint32(t))
 	}
 	return append(b, ']')
 }
+
+// digits returns the number of decimal digits of v.
+func digits(v uint32) int {
+	n := 1
+	for v >= 10 {
+		v /= 10
+		n++
+	}
+	return n
+}
+
+// appendUint32 appends v in decimal, as strconv.AppendUint does, two digits
+// at a time.
+func appendUint32(b []byte, v uint32) []byte {
+	var buf [10]byte
+	i := len(buf)
+	for v >= 100 {
+		q := v / 100
+		r := (v - q*100) * 2
+		i -= 2
+		buf[i], buf[i+1] = digitPairs[r], digitPairs[r+1]
+		v = q
+	}
+	if v >= 10 {
+		i -= 2
+		buf[i], buf[i+1] = digitPairs[v*2], digitPairs[v*2+1]
+	} else {
+		i--
+		buf[i] = byte('0' + v)
+	}
+	return append(b, buf[i:]...)
+}
+
+const digitPairs = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
 
 // appendMaskLine appends {"ids":[...],"mask":[...]}, the mask as 0s and 1s.
 func appendMaskLine(b []byte, toks []harmony.Token, mask []bool) []byte {
