@@ -825,7 +825,7 @@ func skipSpace(b []byte, i int) int {
 // trimmed) and writes its result, or {"error":...} when it fails, as one JSON
 // line. It stops early only when input or output fails.
 func (c *cli) eachLine(fn func(line []byte) (any, error)) error {
-	r := bufio.NewReaderSize(c.stdin, 1<<16)
+	r := newLineReader(c.stdin)
 	for {
 		// Flush before a read that may block: a client that writes a line
 		// and waits gets its answer, and bulk input costs one flush per
@@ -835,7 +835,7 @@ func (c *cli) eachLine(fn func(line []byte) (any, error)) error {
 				return err
 			}
 		}
-		line, rerr := r.ReadBytes('\n')
+		line, rerr := r.readLine()
 		if line = bytes.TrimSpace(line); len(line) > 0 {
 			v, err := fn(line)
 			if err != nil {

@@ -10,7 +10,6 @@ package main
 // waits gets its answer, while bulk input costs one flush per buffer.
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -126,12 +125,12 @@ func (c *cli) readLines(jobs, order chan<- *lineJob, stop <-chan struct{}) {
 			return false
 		}
 	}
-	r := bufio.NewReaderSize(c.stdin, 1<<16)
+	r := newLineReader(c.stdin)
 	for {
 		if r.Buffered() == 0 && !send(order, &lineJob{flush: true}) {
 			return
 		}
-		line, rerr := r.ReadBytes('\n')
+		line, rerr := r.readLine()
 		if line = bytes.TrimSpace(line); len(line) > 0 {
 			j := &lineJob{line: line, done: make(chan struct{})}
 			if !send(order, j) || !send(jobs, j) {
