@@ -359,42 +359,39 @@ func setupRender(fs *flag.FlagSet) func(*cli) error {
 		return c.eachLineWorkers(*workers, func() lineFunc {
 			var toks []harmony.Token
 			var learned []bool
-			return func(b, line []byte) ([]byte, error) {
+			return func(b, line []byte) ([]byte, *[]harmony.Token, error) {
 				conv, err := decodeConversation(line)
 				if err != nil {
-					return b, err
+					return b, nil, err
 				}
-				// A guess at the number of tokens, so that a long
-				// conversation's are not copied as they grow: text runs
-				// to some four bytes a token, and JSON adds its own.
-				if hint := len(line) / 3; cap(toks) < hint {
-					toks = make([]harmony.Token, 0, hint)
-				}
-				switch {
-				case *mask:
+				if *mask {
 					toks, learned, err = c.enc.AppendTrainingExample(toks[:0], learned[:0], conv, topts)
 					if err != nil {
-						return b, err
+						return b, nil, err
 					}
-					return appendMaskLine(b, toks, learned), nil
+					return appendMaskLine(b, toks, learned), nil, nil
+				}
+				// Room for a guess at the number of tokens, so that a
+				// long conversation's are not copied as they grow: text
+				// runs to some four bytes a token, and JSON adds its own.
+				ids := getIDs(len(line) / 3)
+				switch {
 				case mode == "conversation":
-					toks, err = c.enc.AppendConversation(toks[:0], conv, opts)
+					*ids, err = c.enc.AppendConversation(*ids, conv, opts)
 				case mode == "training":
-					toks, err = c.enc.AppendConversationForTraining(toks[:0], conv, opts)
+					*ids, err = c.enc.AppendConversationForTraining(*ids, conv, opts)
 				default:
-					toks, err = c.enc.AppendConversationForCompletion(toks[:0], conv, role.role, opts)
+					*ids, err = c.enc.AppendConversationForCompletion(*ids, conv, role.role, opts)
 				}
+				if err != nil || !*text {
+					return b, ids, err // the ids are written by the writer
+				}
+				defer putIDs(ids)
+				s, err := c.enc.Decode(*ids)
 				if err != nil {
-					return b, err
+					return b, nil, err
 				}
-				if *text {
-					s, err := c.enc.Decode(toks)
-					if err != nil {
-						return b, err
-					}
-					return jsonw.AppendString(b, s), nil
-				}
-				return appendIDs(b, toks), nil
+				return jsonw.AppendString(b, s), nil, nil
 			}
 		})
 	}
@@ -722,6 +719,13 @@ func ids(toks []harmony.Token) []harmony.Token {
 // rawLine is an output line's JSON, already written, without the newline.
 type rawLine []byte
 
+// idsLine is an output line of a lineFunc that left its ids to the writer:
+// the JSON in b, then ids as a JSON array. Writing it puts the ids back.
+type idsLine struct {
+	b   []byte
+	ids *[]harmony.Token
+}
+
 // messageList is a list of parsed messages, written by hand with
 // Message.AppendJSON (the bytes encoding/json would write, without its
 // re-compaction of every message's text).
@@ -885,6 +889,12 @@ func (lw *lineWriter) write(v any) error {
 		return v.write(lw)
 	case rawLine:
 		return lw.writeBuffer(append(v, '\n'))
+	case idsLine:
+		defer putIDs(v.ids)
+		if err := lw.writeBuffer(v.b); err != nil {
+			return err
+		}
+		return lw.writeIDArray(*v.ids)
 	case messageList:
 		b, err := appendMessages(lw.w.AvailableBuffer(), v)
 		if err != nil {
@@ -927,6 +937,31 @@ func (lw *lineWriter) writeIDs(toks []harmony.Token) error {
 			}
 			b = lw.w.AvailableBuffer()
 		}
+	}
+	return lw.writeBuffer(append(b, "]\n"...))
+}
+
+// writeIDArray writes toks as a JSON array of numbers and a newline,
+// straight into the output buffer, flushing it as it fills.
+func (lw *lineWriter) writeIDArray(toks []harmony.Token) error {
+	const room = 12 // a comma, ten digits, and the bracket after the last
+	b := append(lw.w.AvailableBuffer(), '[')
+	for i, t := range toks {
+		if cap(b)-len(b) < room {
+			if err := lw.writeBuffer(b); err != nil {
+				return err
+			}
+			if lw.w.Available() < 4096 {
+				if err := lw.flush(); err != nil {
+					return err
+				}
+			}
+			b = lw.w.AvailableBuffer()
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendUint32(b, uint32(t))
 	}
 	return lw.writeBuffer(append(b, "]\n"...))
 }
