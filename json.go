@@ -2,9 +2,10 @@ package harmony
 
 // This file reads and writes messages and conversations in the reference's
 // JSON form (the Python library's), so that a conversation saved there loads
-// here and back. Decoding runs encoding/json once over the whole document
-// into a wire struct and decodes message text through internal/ojson's fast
-// path; errors are *JSONError values carrying the JSON path.
+// here and back. Decoding runs once over the whole document into a wire
+// struct (a fast scanner for the common form, encoding/json otherwise) and
+// decodes message text through internal/ojson's fast path; errors are
+// *JSONError values carrying the JSON path.
 //
 // Nothing is dropped silently. A field that neither the reference's JSON nor
 // the reasoning fields below can hold is an error: encoding/json reports it
@@ -44,18 +45,22 @@ import (
 // answer written after reasoning belongs on a channel, and which one is not
 // guessed.
 //
-// The messages are decoded in one pass of encoding/json into their wire form,
-// not through Message.UnmarshalJSON: each nested Unmarshal would validate its
-// bytes again, and a long conversation is mostly message text.
+// The messages are decoded in one pass into their wire form, not through
+// Message.UnmarshalJSON: each nested Unmarshal would validate its bytes
+// again, and a long conversation is mostly message text. That pass is
+// decodeWireFast's for the common form (json_fast.go), and encoding/json's
+// for anything else.
 func (c *Conversation) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
-	var wire []messageJSON
-	prefix := "$"
-	if len(data) > 0 && data[0] == '[' {
+	wire, prefix, ok := decodeWireFast(data)
+	switch {
+	case ok:
+	case len(data) > 0 && data[0] == '[':
+		prefix = "$"
 		if err := decodeStrict(data, &wire); err != nil {
 			return strictError(data, err)
 		}
-	} else {
+	default:
 		var raw struct {
 			Messages *[]messageJSON `json:"messages"`
 		}

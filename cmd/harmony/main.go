@@ -113,6 +113,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 
 	"github.com/go-harmony/harmony"
@@ -358,53 +359,122 @@ func setupRender(fs *flag.FlagSet) func(*cli) error {
 		return c.eachLineWorkers(*workers, func() lineFunc {
 			var toks []harmony.Token
 			var learned []bool
-			return func(b, line []byte) ([]byte, error) {
-				var conv harmony.Conversation
-				if err := json.Unmarshal(line, &conv); err != nil {
-					return b, fmt.Errorf("invalid conversation: %w", err)
+			return func(b, line []byte) ([]byte, *[]harmony.Token, error) {
+				conv, err := decodeConversation(line)
+				if err != nil {
+					return b, nil, err
 				}
-				var err error
-				switch {
-				case *mask:
+				if *mask {
 					toks, learned, err = c.enc.AppendTrainingExample(toks[:0], learned[:0], conv, topts)
 					if err != nil {
-						return b, err
+						return b, nil, err
 					}
-					return appendMaskLine(b, toks, learned), nil
+					return appendMaskLine(b, toks, learned), nil, nil
+				}
+				// Room for a guess at the number of tokens, so that a
+				// long conversation's are not copied as they grow: text
+				// runs to some four bytes a token, and JSON adds its own.
+				ids := getIDs(len(line) / 3)
+				switch {
 				case mode == "conversation":
-					toks, err = c.enc.AppendConversation(toks[:0], conv, opts)
+					*ids, err = c.enc.AppendConversation(*ids, conv, opts)
 				case mode == "training":
-					toks, err = c.enc.AppendConversationForTraining(toks[:0], conv, opts)
+					*ids, err = c.enc.AppendConversationForTraining(*ids, conv, opts)
 				default:
-					toks, err = c.enc.AppendConversationForCompletion(toks[:0], conv, role.role, opts)
+					*ids, err = c.enc.AppendConversationForCompletion(*ids, conv, role.role, opts)
 				}
+				if err != nil || !*text {
+					return b, ids, err // the ids are written by the writer
+				}
+				defer putIDs(ids)
+				s, err := c.enc.Decode(*ids)
 				if err != nil {
-					return b, err
+					return b, nil, err
 				}
-				if *text {
-					s, err := c.enc.Decode(toks)
-					if err != nil {
-						return b, err
-					}
-					return jsonw.AppendString(b, s), nil
-				}
-				return appendIDs(b, toks), nil
+				return jsonw.AppendString(b, s), nil, nil
 			}
 		})
 	}
 }
 
-// appendIDs appends toks as a JSON array of numbers.
+// decodeConversation decodes a line of render's input, which has no white
+// space around it. It calls Conversation.UnmarshalJSON itself, sparing
+// json.Unmarshal's scan of the whole line before it, which for such a line
+// decides nothing that UnmarshalJSON does not: a line it takes is valid
+// JSON. A line it refuses gets json.Unmarshal's error, as ever.
+func decodeConversation(line []byte) (harmony.Conversation, error) {
+	var conv harmony.Conversation
+	if conv.UnmarshalJSON(line) == nil {
+		return conv, nil
+	}
+	conv = harmony.Conversation{}
+	if err := json.Unmarshal(line, &conv); err != nil {
+		return conv, fmt.Errorf("invalid conversation: %w", err)
+	}
+	return conv, nil // not reached: json.Unmarshal fails as UnmarshalJSON did
+}
+
+// appendIDs appends toks as a JSON array of numbers. It grows b once, to
+// the exact size and a byte for the line's newline: a long conversation's
+// ids are megabytes, not to be copied as they grow.
 func appendIDs(b []byte, toks []harmony.Token) []byte {
+	n := 3
+	for _, t := range toks {
+		n += 1 + digits(uint32(t))
+	}
+	b = slices.Grow(b, n)
 	b = append(b, '[')
 	for i, t := range toks {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendUint(b, uint64(t), 10)
+		b = appendUint32(b, uint32(t))
 	}
 	return append(b, ']')
 }
+
+// digits returns the number of decimal digits of v.
+func digits(v uint32) int {
+	n := 1
+	for v >= 10 {
+		v /= 10
+		n++
+	}
+	return n
+}
+
+// appendUint32 appends v in decimal, as strconv.AppendUint does, two digits
+// at a time.
+func appendUint32(b []byte, v uint32) []byte {
+	var buf [10]byte
+	i := len(buf)
+	for v >= 100 {
+		q := v / 100
+		r := (v - q*100) * 2
+		i -= 2
+		buf[i], buf[i+1] = digitPairs[r], digitPairs[r+1]
+		v = q
+	}
+	if v >= 10 {
+		i -= 2
+		buf[i], buf[i+1] = digitPairs[v*2], digitPairs[v*2+1]
+	} else {
+		i--
+		buf[i] = byte('0' + v)
+	}
+	return append(b, buf[i:]...)
+}
+
+const digitPairs = "00010203040506070809" +
+	"10111213141516171819" +
+	"20212223242526272829" +
+	"30313233343536373839" +
+	"40414243444546474849" +
+	"50515253545556575859" +
+	"60616263646566676869" +
+	"70717273747576777879" +
+	"80818283848586878889" +
+	"90919293949596979899"
 
 // appendMaskLine appends {"ids":[...],"mask":[...]}, the mask as 0s and 1s.
 func appendMaskLine(b []byte, toks []harmony.Token, mask []bool) []byte {
@@ -649,6 +719,13 @@ func ids(toks []harmony.Token) []harmony.Token {
 // rawLine is an output line's JSON, already written, without the newline.
 type rawLine []byte
 
+// idsLine is an output line of a lineFunc that left its ids to the writer:
+// the JSON in b, then ids as a JSON array. Writing it puts the ids back.
+type idsLine struct {
+	b   []byte
+	ids *[]harmony.Token
+}
+
 // messageList is a list of parsed messages, written by hand with
 // Message.AppendJSON (the bytes encoding/json would write, without its
 // re-compaction of every message's text).
@@ -752,7 +829,7 @@ func skipSpace(b []byte, i int) int {
 // trimmed) and writes its result, or {"error":...} when it fails, as one JSON
 // line. It stops early only when input or output fails.
 func (c *cli) eachLine(fn func(line []byte) (any, error)) error {
-	r := bufio.NewReaderSize(c.stdin, 1<<16)
+	r := newLineReader(c.stdin)
 	for {
 		// Flush before a read that may block: a client that writes a line
 		// and waits gets its answer, and bulk input costs one flush per
@@ -762,7 +839,7 @@ func (c *cli) eachLine(fn func(line []byte) (any, error)) error {
 				return err
 			}
 		}
-		line, rerr := r.ReadBytes('\n')
+		line, rerr := r.readLine()
 		if line = bytes.TrimSpace(line); len(line) > 0 {
 			v, err := fn(line)
 			if err != nil {
@@ -812,6 +889,12 @@ func (lw *lineWriter) write(v any) error {
 		return v.write(lw)
 	case rawLine:
 		return lw.writeBuffer(append(v, '\n'))
+	case idsLine:
+		defer putIDs(v.ids)
+		if err := lw.writeBuffer(v.b); err != nil {
+			return err
+		}
+		return lw.writeIDArray(*v.ids)
 	case messageList:
 		b, err := appendMessages(lw.w.AvailableBuffer(), v)
 		if err != nil {
@@ -854,6 +937,31 @@ func (lw *lineWriter) writeIDs(toks []harmony.Token) error {
 			}
 			b = lw.w.AvailableBuffer()
 		}
+	}
+	return lw.writeBuffer(append(b, "]\n"...))
+}
+
+// writeIDArray writes toks as a JSON array of numbers and a newline,
+// straight into the output buffer, flushing it as it fills.
+func (lw *lineWriter) writeIDArray(toks []harmony.Token) error {
+	const room = 12 // a comma, ten digits, and the bracket after the last
+	b := append(lw.w.AvailableBuffer(), '[')
+	for i, t := range toks {
+		if cap(b)-len(b) < room {
+			if err := lw.writeBuffer(b); err != nil {
+				return err
+			}
+			if lw.w.Available() < 4096 {
+				if err := lw.flush(); err != nil {
+					return err
+				}
+			}
+			b = lw.w.AvailableBuffer()
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendUint32(b, uint32(t))
 	}
 	return lw.writeBuffer(append(b, "]\n"...))
 }

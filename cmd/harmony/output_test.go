@@ -364,3 +364,29 @@ func FuzzParseIDs(f *testing.F) {
 	}
 	f.Fuzz(checkParseIDs)
 }
+
+// TestAppendIDs checks the hand-rolled id writer against encoding/json, at
+// every number of digits and its edges.
+func TestAppendIDs(t *testing.T) {
+	toks := []harmony.Token{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 199997, 199998, 200006, 201087, 1<<32 - 1}
+	for p := harmony.Token(1); p < 1e9; p *= 10 {
+		toks = append(toks, p-1, p, p+1, 2*p, 5*p+3)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 1000 {
+		toks = append(toks, harmony.Token(r.Uint32()), harmony.Token(r.IntN(201088)))
+	}
+	for _, ts := range [][]harmony.Token{{}, {7}, toks} {
+		want, err := json.Marshal(ts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := appendIDs([]byte("x"), ts)
+		if string(got) != "x"+string(want) {
+			t.Errorf("appendIDs(%v) = %s, want %s", ts, got[1:], want)
+		}
+		if cap(got)-len(got) < 1 {
+			t.Errorf("appendIDs left no room for the newline")
+		}
+	}
+}

@@ -10,24 +10,30 @@ package main
 // waits gets its answer, while bulk input costs one flush per buffer.
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
 	"sync"
 
+	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/jsonw"
 )
 
 // lineFunc handles one input line: it appends the JSON of its output line,
 // without the newline, to b and returns it, or returns an error that becomes
-// that line's {"error":...}. A lineFunc is used by one goroutine at a time.
-type lineFunc func(b, line []byte) ([]byte, error)
+// that line's {"error":...}. A line that ends in a list of token ids may
+// leave them out of b and return them from getIDs instead: the goroutine
+// that writes the output writes them after b, as a JSON array, straight into
+// its buffer, and then puts them back. A long conversation's ids are
+// megabytes of text, which then need no buffer of their own. A lineFunc is
+// used by one goroutine at a time.
+type lineFunc func(b, line []byte) (out []byte, ids *[]harmony.Token, err error)
 
 // lineJob is one line's way through the workers, or a marker for the writer.
 type lineJob struct {
 	line   []byte
 	out    []byte
+	ids    *[]harmony.Token // written after out, if not nil
 	failed bool
 	done   chan struct{} // closed when out is ready
 	flush  bool          // a marker: flush what is written
@@ -35,15 +41,37 @@ type lineJob struct {
 }
 
 // formatLine runs fn on line and returns the output line, without the
-// newline, appended to b: fn's JSON, or {"error":...} when it fails.
-func formatLine(fn lineFunc, b, line []byte) (out []byte, failed bool) {
+// newline, appended to b: fn's JSON (and its ids), or {"error":...} when it
+// fails.
+func formatLine(fn lineFunc, b, line []byte) (out []byte, ids *[]harmony.Token, failed bool) {
 	n := len(b)
-	out, err := fn(b, line)
+	out, ids, err := fn(b, line)
 	if err != nil {
+		putIDs(ids)
 		out = append(b[:n], `{"error":`...)
-		return append(jsonw.AppendString(out, err.Error()), '}'), true
+		return append(jsonw.AppendString(out, err.Error()), '}'), nil, true
 	}
-	return out, false
+	return out, ids, false
+}
+
+// idPool holds the token slices of getIDs.
+var idPool sync.Pool
+
+// getIDs returns an empty token slice with room for at least n tokens.
+func getIDs(n int) *[]harmony.Token {
+	if p, ok := idPool.Get().(*[]harmony.Token); ok && cap(*p) >= n {
+		return p
+	}
+	p := make([]harmony.Token, 0, n)
+	return &p
+}
+
+// putIDs gives back a slice of getIDs, if not nil, for reuse.
+func putIDs(p *[]harmony.Token) {
+	if p != nil {
+		*p = (*p)[:0]
+		idPool.Put(p)
+	}
 }
 
 // eachLineWorkers is eachLine for the lineFunc that newFn makes, run on
@@ -56,10 +84,13 @@ func (c *cli) eachLineWorkers(workers int, newFn func() lineFunc) error {
 		fn := newFn()
 		var buf []byte
 		return c.eachLine(func(line []byte) (any, error) {
-			out, failed := formatLine(fn, buf[:0], line)
+			out, ids, failed := formatLine(fn, buf[:0], line)
 			buf = out
 			if failed {
 				c.failed = true
+			}
+			if ids != nil {
+				return idsLine{out, ids}, nil
 			}
 			return rawLine(out), nil
 		})
@@ -77,7 +108,7 @@ func (c *cli) eachLineWorkers(workers int, newFn func() lineFunc) error {
 			fn := newFn()
 			for j := range jobs {
 				b := bufs.Get().(*[]byte)
-				j.out, j.failed = formatLine(fn, (*b)[:0], j.line)
+				j.out, j.ids, j.failed = formatLine(fn, (*b)[:0], j.line)
 				close(j.done)
 			}
 		})
@@ -99,7 +130,13 @@ func (c *cli) eachLineWorkers(workers int, newFn func() lineFunc) error {
 		if j.failed {
 			c.failed = true
 		}
-		if err := c.out.writeBuffer(append(j.out, '\n')); err != nil {
+		var err error
+		if j.ids != nil {
+			err = c.out.write(idsLine{j.out, j.ids})
+		} else {
+			err = c.out.writeBuffer(append(j.out, '\n'))
+		}
+		if err != nil {
 			return err
 		}
 		if cap(j.out) <= 1<<20 {
@@ -126,12 +163,12 @@ func (c *cli) readLines(jobs, order chan<- *lineJob, stop <-chan struct{}) {
 			return false
 		}
 	}
-	r := bufio.NewReaderSize(c.stdin, 1<<16)
+	r := newLineReader(c.stdin)
 	for {
 		if r.Buffered() == 0 && !send(order, &lineJob{flush: true}) {
 			return
 		}
-		line, rerr := r.ReadBytes('\n')
+		line, rerr := r.readLine()
 		if line = bytes.TrimSpace(line); len(line) > 0 {
 			j := &lineJob{line: line, done: make(chan struct{})}
 			if !send(order, j) || !send(jobs, j) {

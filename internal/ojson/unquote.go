@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // UnquoteStd decodes a JSON string literal, quotes included, as encoding/json
@@ -54,7 +55,10 @@ func UnquoteStd(lit []byte) (s string, ok bool) {
 			return "", false
 		}
 		if i = bytes.IndexByte(body, '\\'); i < 0 {
-			return string(append(buf, body...)), true
+			buf = append(buf, body...)
+			// buf is this string's alone: no copy of a text that may be
+			// megabytes, as strings.Builder does.
+			return unsafe.String(unsafe.SliceData(buf), len(buf)), true
 		}
 	}
 }
