@@ -51,7 +51,7 @@ import (
 // decodeWireFast's for the common form (json_fast.go), and encoding/json's
 // for anything else.
 func (c *Conversation) UnmarshalJSON(data []byte) error {
-	data = bytes.TrimSpace(data)
+	data = trimJSONSpace(data)
 	wire, prefix, ok := decodeWireFast(data)
 	switch {
 	case ok:
@@ -417,7 +417,7 @@ func appendContentJSON(dst []byte, c Content) ([]byte, error) {
 // [ErrUnsupportedContent]: it becomes a message of its own, which only
 // [Conversation.UnmarshalJSON] can return.
 func (m *Message) UnmarshalJSON(data []byte) error {
-	data = bytes.TrimSpace(data)
+	data = trimJSONSpace(data)
 	var raw messageJSON
 	if err := decodeStrict(data, &raw); err != nil {
 		var se *json.SyntaxError
@@ -457,7 +457,7 @@ func jsonString(lit []byte) (string, error) {
 
 // unmarshalContent decodes a message's content at path.
 func unmarshalContent(data json.RawMessage, path string) ([]Content, error) {
-	data = bytes.TrimSpace(data)
+	data = trimJSONSpace(data)
 	if len(data) == 0 || bytes.Equal(data, []byte("null")) {
 		return nil, &JSONError{Path: path, Err: ErrMissingField}
 	}
@@ -548,4 +548,18 @@ func (r *Role) UnmarshalJSON(data []byte) error {
 	}
 	*r = Role(s)
 	return nil
+}
+
+// trimJSONSpace returns data without the JSON white space (space, tab, line
+// feed, carriage return) around it; other space, such as a vertical tab, is
+// left for the decoder to refuse.
+func trimJSONSpace(data []byte) []byte {
+	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+	for len(data) > 0 && isSpace(data[0]) {
+		data = data[1:]
+	}
+	for len(data) > 0 && isSpace(data[len(data)-1]) {
+		data = data[:len(data)-1]
+	}
+	return data
 }

@@ -36,7 +36,7 @@ var errMissingMessages = &JSONError{Path: "$.messages", Err: ErrMissingField}
 // it to what encoding/json does.
 func checkFastWire(t *testing.T, data []byte) (took bool) {
 	t.Helper()
-	wire, prefix, ok := decodeWireFast(bytes.TrimSpace(data))
+	wire, prefix, ok := decodeWireFast(trimJSONSpace(data))
 	if !ok {
 		return false
 	}
@@ -65,6 +65,7 @@ var fastWireCases = []struct {
 	in   string
 	took bool // the fast path decodes it
 }{
+	{"[]\v", false}, // not JSON white space
 	{`[]`, true},
 	{`{"messages":[]}`, true},
 	{` { "messages" : [ ] } `, true},
@@ -154,4 +155,20 @@ func FuzzDecodeWireFast(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkFastWire(t, data)
 	})
+}
+
+// TestUnmarshalOnlyJSONSpace checks that only JSON's white space is trimmed
+// around a conversation or a message: a vertical tab is not JSON.
+func TestUnmarshalOnlyJSONSpace(t *testing.T) {
+	var c Conversation
+	if err := c.UnmarshalJSON([]byte(" \t[]\r\n")); err != nil {
+		t.Errorf("JSON space: %v", err)
+	}
+	if err := c.UnmarshalJSON([]byte("[]\v")); err == nil {
+		t.Error(`conversation "[]\v" decoded`)
+	}
+	var m Message
+	if err := m.UnmarshalJSON([]byte("\f{\"role\":\"user\",\"content\":\"hi\"}")); err == nil {
+		t.Error(`message after "\f" decoded`)
+	}
 }
