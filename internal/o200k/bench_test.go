@@ -2,7 +2,6 @@ package o200k
 
 import (
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -155,21 +154,19 @@ func heapAfter(b *testing.B, f func()) int64 {
 	return int64(after.HeapAlloc) - int64(before.HeapAlloc)
 }
 
-// BenchmarkBPE measures bpeSmall against bpeLarge on pieces of a given
-// length cut from prose and from CJK text with the spaces taken out, which
-// is how smallPiece and smallParts were chosen. On ASCII bpeSmall wins by
-// 1.6-3x up to 128 bytes. On CJK, where most characters start as one part,
-// it wins by a third at 192 bytes (about 64 parts) and is no better at 256;
-// above 128 bytes Alg=small is bpeSmallChars, which gives up above 64
-// parts.
+// BenchmarkBPE measures the merges on pieces of a given length cut from
+// prose and from CJK text with the spaces taken out: bpeSmall against
+// bpeLarge on ASCII, which is how smallPiece was chosen (bpeSmall wins by
+// 1.6-3x up to 128 bytes), and bpeChars against bpeLarge on CJK.
 func BenchmarkBPE(b *testing.B) {
 	e := mustLoad(b)
-	e.chars()
 	for _, text := range []string{"prose", "cjk"} {
 		src := strings.ReplaceAll(benchText(b, text, 16<<10), " ", "")
 		lengths := []int{8, 16, 32, 64, 96, 128}
+		small := e.bpeSmall
 		if text == "cjk" {
-			lengths = append(lengths, 160, 192, 224)
+			lengths = append(lengths, 256, 1024)
+			small = e.bpeChars
 		}
 		for _, n := range lengths {
 			var pieces []string
@@ -182,20 +179,6 @@ func BenchmarkBPE(b *testing.B) {
 					end++
 				}
 				pieces = append(pieces, src[i:end])
-			}
-			small := e.bpeSmall
-			if n > smallPiece {
-				// Only the pieces bpeSmallChars takes.
-				w := e.getWork()
-				pieces = slices.DeleteFunc(pieces, func(p string) bool {
-					_, ok := e.bpeSmallChars(nil, p, w)
-					return !ok
-				})
-				e.putWork(w)
-				small = func(dst []uint32, p string, w *work) []uint32 {
-					dst, _ = e.bpeSmallChars(dst, p, w)
-					return dst
-				}
 			}
 			for _, alg := range []struct {
 				name string

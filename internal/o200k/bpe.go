@@ -21,15 +21,12 @@ import (
 // cannot change the result (chars.go): CJK text is then a third of the
 // parts and none of the merges within characters.
 
-// smallPiece is the longest piece merged by bpeSmall, and smallParts the
-// most parts it merges: up to them it is faster than bpeLarge (see
-// BenchmarkBPE). A piece that is not all ASCII starts with fewer parts
-// than bytes (see chars.go), so one of up to smallCharsPiece bytes is
-// merged by bpeSmallChars too if it starts with at most smallParts parts.
+// smallPiece is the longest ASCII piece merged by bpeSmall, and smallParts
+// the most parts of a segment that bpeChars merges the same way: up to
+// them it is faster than bpeLarge (see BenchmarkBPE).
 const (
-	smallPiece      = 128
-	smallParts      = 64
-	smallCharsPiece = 4 * smallParts
+	smallPiece = 128
+	smallParts = 64
 )
 
 // bpeSmall's packed parts: the pair rank in bits 63-32, the token in
@@ -66,13 +63,11 @@ func (e *Engine) appendPiece(dst []uint32, p string, w **work) []uint32 {
 
 // bpe appends the merged ranks of p, len(p) >= 2.
 func (e *Engine) bpe(dst []uint32, p string, w *work) []uint32 {
-	if len(p) <= smallPiece {
+	switch {
+	case !ascii(p):
+		return e.bpeChars(dst, p, w)
+	case len(p) <= smallPiece:
 		return e.bpeSmall(dst, p, w)
-	}
-	if len(p) <= smallCharsPiece && !ascii(p) {
-		if out, ok := e.bpeSmallChars(dst, p, w); ok {
-			return out
-		}
 	}
 	return e.bpeLarge(dst, p, w)
 }
@@ -146,16 +141,12 @@ func memoPut(slot *uint64, key uint64, r uint32) {
 }
 
 // bpeSmall is tiktoken's byte_pair_merge on an array (kept in w, so that
-// it is not cleared on every call). There
-// are m parts; parts[j] packs the rank of part j merged with part j+1, the
-// token of part j and where it starts in p (see startBits); parts[m] holds
-// only the sentinel start len(p). The lowest pair rank, leftmost on ties,
-// is found with a branch-free scan.
+// it is not cleared on every call), for an ASCII piece. There are m parts;
+// parts[j] packs the rank of part j merged with part j+1, the token of part
+// j and where it starts in p (see startBits); parts[m] holds only the
+// sentinel start len(p). The lowest pair rank, leftmost on ties, is found
+// with a branch-free scan.
 func (e *Engine) bpeSmall(dst []uint32, p string, w *work) []uint32 {
-	if !ascii(p) {
-		dst, _ = e.bpeSmallChars(dst, p, w)
-		return dst
-	}
 	parts := &w.small
 	n := len(p)
 	_ = parts[n]
@@ -167,57 +158,84 @@ func (e *Engine) bpeSmall(dst []uint32, p string, w *work) []uint32 {
 	return e.mergeSmall(dst, p, w, parts[:n+1])
 }
 
-// bpeSmallChars is bpeSmall on a piece that is not all ASCII: its atomic
+// bpeChars merges a piece that is not all ASCII, of any length. Its atomic
 // characters start as one part each (see chars.go), its other bytes as
-// their own. It returns false, having appended nothing, if p is longer than
-// smallPiece and would start with more than smallParts parts.
-func (e *Engine) bpeSmallChars(dst []uint32, p string, w *work) ([]uint32, bool) {
-	parts := &w.small
+// their own. And it is cut between two parts that are whole characters, one
+// of them not ASCII, where no token holds the first followed by the second
+// (mayJoin): the parts on either side of such a cut always end with the
+// first and start with the second, so no merge crosses it, and each
+// segment between cuts merges alone, exactly as the whole piece would
+// there. In CJK text most segments are one or two characters. A segment of
+// up to smallParts parts is merged as bpeSmall merges, a longer one by
+// bpeLarge.
+func (e *Engine) bpeChars(dst []uint32, p string, w *work) []uint32 {
 	ct := e.chars()
-	n, m := len(p), 0
-	limit := max(smallParts, min(n, smallPiece)) // a piece bpeSmall takes always fits
+	parts := &w.small // the segment's parts, starts relative to seg
+	n := len(p)
+	seg, m := 0, 0   // where the segment starts, and its number of parts
+	prev := rune(-1) // the character of the last part if it is whole, else -1
 	for j := 0; j < n; {
-		if m+4 > limit && m+(n-j) > limit {
-			return dst, false
+		r, size, tok := rune(p[j]), 1, uint32(none)
+		if r < utf8.RuneSelf {
+			tok = e.bytes[r]
+		} else {
+			r, size = utf8.DecodeRuneInString(p[j:])
+			before, after := noByte, noByte
+			if j > 0 {
+				before = int(p[j-1])
+			}
+			if j+size < n {
+				after = int(p[j+size])
+			}
+			tok = ct.token(r, before, after)
 		}
-		c := p[j]
-		if c < utf8.RuneSelf {
-			parts[m] = uint64(e.bytes[c])<<startBits | uint64(j)
-			m, j = m+1, j+1
+		if tok == none {
+			for k := j; k < j+size; k++ {
+				if m < smallParts {
+					parts[m] = uint64(e.bytes[p[k]])<<startBits | uint64(k-seg)
+				}
+				m++
+			}
+			j, prev = j+size, -1
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(p[j:])
-		before, after := noByte, noByte
-		if j > 0 {
-			before = int(p[j-1])
+		if prev >= 0 && (prev >= utf8.RuneSelf || r >= utf8.RuneSelf) && !ct.mayJoin(prev, r) {
+			dst = e.mergeSegment(dst, p[seg:j], m, w)
+			seg, m = j, 0
 		}
-		if j+size < n {
-			after = int(p[j+size])
+		if m < smallParts {
+			parts[m] = uint64(tok)<<startBits | uint64(j-seg)
 		}
-		if t := ct.token(r, before, after); t != none {
-			parts[m] = uint64(t)<<startBits | uint64(j)
-			m, j = m+1, j+size
-			continue
-		}
-		for end := j + size; j < end; j++ {
-			parts[m] = uint64(e.bytes[p[j]])<<startBits | uint64(j)
-			m++
-		}
+		m++
+		j, prev = j+size, r
 	}
-	parts[m] = uint64(n)
+	return e.mergeSegment(dst, p[seg:], m, w)
+}
+
+// mergeSegment appends the merge of segment s of bpeChars, which starts
+// with m parts, in w.small if m <= smallParts.
+func (e *Engine) mergeSegment(dst []uint32, s string, m int, w *work) []uint32 {
+	if m == 1 {
+		return append(dst, uint32(w.small[0])>>startBits)
+	}
+	if m > smallParts {
+		return e.bpeLarge(dst, s, w)
+	}
+	parts := w.small[:m+1]
+	parts[m] = uint64(len(s))
 	const startMask = 1<<startBits - 1
 	for k := 0; k < m-1; k++ {
 		a, b := int(parts[k]&startMask), int(parts[k+2]&startMask)
 		var r uint32
 		if b-a == 2 {
-			r = e.pairs[uint16(p[a])<<8|uint16(p[a+1])]
+			r = e.pairs[uint16(s[a])<<8|uint16(s[a+1])]
 		} else {
-			r = e.pairRank(w, uint32(parts[k])>>startBits, uint32(parts[k+1])>>startBits, p[a:b])
+			r = e.pairRank(w, uint32(parts[k])>>startBits, uint32(parts[k+1])>>startBits, s[a:b])
 		}
 		parts[k] |= uint64(r) << 32
 	}
 	parts[m-1] |= uint64(none) << 32
-	return e.mergeSmall(dst, p, w, parts[:m+1]), true
+	return e.mergeSmall(dst, s, w, parts)
 }
 
 // mergeSmall does bpeSmall's merges on its m = len(parts)-1 parts.

@@ -64,6 +64,16 @@ type charTable struct {
 	block           []uint16
 	entries         []uint32
 	befores, afters [][4]uint64
+	joins           []uint64 // see mayJoin
+}
+
+// mayJoin reports whether some token may hold character x followed by
+// character y, one of them not ASCII: if not, no merge can join a part
+// ending with x to one starting with y. It reads a filter (internal/table's
+// joins), so it may answer true for a pair that no token holds.
+func (t *charTable) mayJoin(x, y rune) bool {
+	h := table.JoinHash(x, y)
+	return t.joins[h/64]>>(h%64)&1 != 0
 }
 
 const (

@@ -55,8 +55,8 @@ func TestCharTable(t *testing.T) {
 				if len(p) > smallPiece {
 					continue
 				}
-				if got, want := e.bpeSmall(nil, p, w), bpeReference(e, p); !slices.Equal(got, want) {
-					t.Fatalf("bpeSmall(%q) = %v, want %v", p, got, want)
+				if got, want := e.bpeChars(nil, p, w), bpeReference(e, p); !slices.Equal(got, want) {
+					t.Fatalf("bpeChars(%q) = %v, want %v", p, got, want)
 				}
 				if got, want := e.bpeLarge(nil, p, w), bpeReference(e, p); !slices.Equal(got, want) {
 					t.Fatalf("bpeLarge(%q) = %v, want %v", p, got, want)

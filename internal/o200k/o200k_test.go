@@ -443,8 +443,8 @@ func TestLongPieces(t *testing.T) {
 			}
 		}
 	}
-	// bpeLarge merges a byte that is not valid UTF-8 as U+FFFD; bpeSmall
-	// is given only valid pieces.
+	// bpeLarge merges a byte that is not valid UTF-8 as U+FFFD; bpe is
+	// given only valid pieces, bpeSmall only ASCII ones.
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 2*pieces; i++ {
 		p := randomPiece(rng, 1+rng.IntN(maxLen))
@@ -460,7 +460,7 @@ func TestLongPieces(t *testing.T) {
 				t.Fatalf("bpe(%q) differs", p)
 			}
 		}
-		if len(p) > 1 && len(p) <= smallPiece && utf8.ValidString(p) {
+		if len(p) > 1 && len(p) <= smallPiece && ascii(p) {
 			if got := e.bpeSmall(nil, p, e.getWork()); !slices.Equal(got, want) {
 				t.Fatalf("bpeSmall(%q) differs", p)
 			}
@@ -575,7 +575,9 @@ func FuzzEncodeMatchesTiktoken(f *testing.F) {
 	})
 }
 
-// FuzzBPELarge checks bpeLarge and bpeSmall against tiktoken's algorithm.
+// FuzzBPELarge checks bpeLarge, bpe (bpeChars or bpeSmall) and bpeSmall
+// against tiktoken's algorithm; bpeLarge merges a byte that is not valid
+// UTF-8 as U+FFFD, and the others are given valid pieces.
 // The first byte picks an alphabet the rest is mapped into, so that inputs
 // have the long runs and ties that matter.
 func FuzzBPELarge(f *testing.F) {
@@ -599,13 +601,19 @@ func FuzzBPELarge(f *testing.F) {
 			}
 			p = q
 		}
-		want := bpeReference(e, string(p))
+		want := bpeReference(e, replaceInvalid(string(p)))
 		w := e.getWork()
 		defer e.putWork(w)
 		if got := e.bpeLarge(nil, string(p), w); !slices.Equal(got, want) {
 			t.Fatalf("bpeLarge(%q) = %v, want %v", p, got, want)
 		}
-		if len(p) <= smallPiece {
+		if !utf8.Valid(p) {
+			return
+		}
+		if got := e.bpe(nil, string(p), w); !slices.Equal(got, want) {
+			t.Fatalf("bpe(%q) = %v, want %v", p, got, want)
+		}
+		if len(p) <= smallPiece && ascii(string(p)) {
 			if got := e.bpeSmall(nil, string(p), w); !slices.Equal(got, want) {
 				t.Fatalf("bpeSmall(%q) = %v, want %v", p, got, want)
 			}

@@ -3,7 +3,7 @@
 package o200k
 
 // tableSHA256 is the SHA-256 of o200k.bin, checked by Load.
-const tableSHA256 = "e6989f197620316e50f9d5358bb18afa760eaadb5cfd03a122bdddcedf2f12e6"
+const tableSHA256 = "29baf270441c1a398fb828fb25c87b00c050c340bd136498e495d9a52ec0a520"
 
 // tableSize is the size of o200k.bin in bytes.
-const tableSize = 6881958
+const tableSize = 7209638

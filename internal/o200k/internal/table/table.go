@@ -24,6 +24,10 @@
 //	         block
 //	befores  [CharBefores][4]uint64, afters [CharAfters][4]uint64: the
 //	         character table's sets of bytes
+//	joins    [1<<JoinBits/64]uint64: the filter of characters that occur
+//	         next to each other in tokens
+//	filter   [1<<FilterBits/64]uint64: the filter of the tokens' hashes,
+//	         see FilterBit
 //	blob     [BlobLen]byte: the bytes of every token, in rank order
 package table
 
@@ -38,7 +42,7 @@ import (
 )
 
 // Magic starts every table; the last two bytes are the format version.
-const Magic = "o200kT02"
+const Magic = "o200kT04"
 
 // HeaderSize is the size of the fixed header.
 const HeaderSize = 64
@@ -95,8 +99,8 @@ type Header struct {
 
 // Sections gives the byte offset of each section of a table.
 type Sections struct {
-	Offsets, Bytes, Pairs, Slots, Stage1, Stage2 int
-	Chars1, Chars2, Befores, Afters, Blob, End   int
+	Offsets, Bytes, Pairs, Slots, Stage1, Stage2              int
+	Chars1, Chars2, Befores, Afters, Joins, Filter, Blob, End int
 }
 
 func align8(n int) int { return (n + 7) &^ 7 }
@@ -114,7 +118,9 @@ func (h Header) Layout() Sections {
 	s.Chars2 = align8(s.Chars1 + 2*int(h.Stage1Len))
 	s.Befores = s.Chars2 + 4*int(h.CharBlocks)<<BlockShift
 	s.Afters = s.Befores + 32*int(h.CharBefores)
-	s.Blob = s.Afters + 32*int(h.CharAfters)
+	s.Joins = s.Afters + 32*int(h.CharAfters)
+	s.Filter = s.Joins + 1<<JoinBits/8
+	s.Blob = s.Filter + 1<<FilterBits/8
 	s.End = s.Blob + int(h.BlobLen)
 	return s
 }
@@ -160,6 +166,20 @@ func le64(s string) uint64 {
 func le32(s string) uint64 {
 	_ = s[3]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24
+}
+
+// FilterBits is log2 of the number of bits of the token filter: two bits
+// per token, FilterBit(h, 0) and FilterBit(h, 1) of its hash h, are set.
+// A string whose two bits are not both set is no token, which is known
+// without touching the much larger rank index (a quarter of a megabyte
+// against four): with o200k_base's 200,000 tokens about 3% of other
+// strings pass.
+const FilterBits = 21
+
+// FilterBit returns bit k (0 or 1) of hash h in the token filter: bits
+// 19-39 or 40-60 of h, above those of the rank index's slot number.
+func FilterBit(h uint64, k int) uint64 {
+	return h >> (19 + 21*k) & (1<<FilterBits - 1)
 }
 
 // Hash is the hash of the rank index: a wyhash-style multiply-mix, fixed
@@ -320,6 +340,11 @@ func Build(ranks [][]byte, flags []uint8) ([]byte, error) {
 			le.PutUint32(out[s.Pairs+4*(int(tok[0])<<8|int(tok[1])):], uint32(rank))
 		}
 		hash := Hash(string(tok))
+		for k := range 2 {
+			b := FilterBit(hash, k)
+			p := s.Filter + 8*int(b/64)
+			le.PutUint64(out[p:], le.Uint64(out[p:])|1<<(b%64))
+		}
 		for i := hash & mask; ; i = (i + 1) & mask {
 			p := s.Slots + 8*int(i)
 			e := le.Uint64(out[p:])
@@ -354,6 +379,9 @@ func Build(ranks [][]byte, flags []uint8) ([]byte, error) {
 		for k, w := range set {
 			le.PutUint64(out[s.Befores+32*i+8*k:], w)
 		}
+	}
+	for i, w := range chars.Joins {
+		le.PutUint64(out[s.Joins+8*i:], w)
 	}
 	return out, nil
 }
