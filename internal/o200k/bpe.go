@@ -221,6 +221,13 @@ func (e *Engine) mergeSegment(dst []uint32, s string, m int, w *work) []uint32 {
 	if m > smallParts {
 		return e.bpeLarge(dst, s, w)
 	}
+	if m == 2 {
+		a, b := uint32(w.small[0])>>startBits, uint32(w.small[1])>>startBits
+		if r := e.pairRank(w, a, b, s); r != none {
+			return append(dst, r)
+		}
+		return append(dst, a, b)
+	}
 	parts := w.small[:m+1]
 	parts[m] = uint64(len(s))
 	const startMask = 1<<startBits - 1
