@@ -105,3 +105,44 @@ func Sum(ids []uint32) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// Line is one parsed result line of a peer.
+type Line struct {
+	Name   string  // base name of the file
+	IDs    int     // number of ids
+	SHA256 string  // hex SHA-256 of the ids as little-endian uint32s
+	NS     []int64 // nanoseconds of each timed encode
+}
+
+// ParseLine parses one result line (without its line break) of a peer.
+func ParseLine(s string) (Line, error) {
+	f := strings.Split(s, "\t")
+	if len(f) != 4 {
+		return Line{}, fmt.Errorf("peer line has %d tab-separated fields, want 4: %q", len(f), s)
+	}
+	var l Line
+	l.Name = f[0]
+	if l.Name == "" {
+		return Line{}, fmt.Errorf("peer line has no file name: %q", s)
+	}
+	n, err := strconv.Atoi(f[1])
+	if err != nil || n < 0 {
+		return Line{}, fmt.Errorf("peer line has a bad id count %q", f[1])
+	}
+	l.IDs = n
+	if len(f[2]) != 64 {
+		return Line{}, fmt.Errorf("peer line has a bad SHA-256 %q", f[2])
+	}
+	if _, err := hex.DecodeString(f[2]); err != nil {
+		return Line{}, fmt.Errorf("peer line has a bad SHA-256 %q", f[2])
+	}
+	l.SHA256 = strings.ToLower(f[2])
+	for _, t := range strings.Split(f[3], ",") {
+		v, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64)
+		if err != nil || v <= 0 {
+			return Line{}, fmt.Errorf("peer line has a bad time %q", t)
+		}
+		l.NS = append(l.NS, v)
+	}
+	return l, nil
+}
