@@ -22,8 +22,9 @@
 // the peers rotated from round to round so that machine noise is spread
 // over all of them. The report gives, per corpus, the median MB/s
 // (bytes/1e6 per second) of every peer over all rounds and reps, the ratio
-// of harmony-go to the fastest other peer, and whether every peer's ids
-// equal harmony-go's (mismatching or missing peers are named).
+// of harmony-go to the fastest other peer whose ids match, and whether
+// every peer's ids equal harmony-go's (mismatching, missing and skipped
+// peers are named).
 package main
 
 import (
