@@ -1,14 +1,20 @@
 // Package corpus generates the deterministic, non-repeating text corpora of
 // enginebench from the small seed texts in internal/o200k/testdata/corpus.
 //
-// Each corpus is drawn from a character-level Markov chain trained on its
-// seed, so that the statistics that decide o200k's pre-tokenizer pieces
-// (which characters follow which, and so how long the runs between spaces
-// and punctuation are) follow the seed, while no long stretch of the seed
-// or of the output repeats: an encoder with a cache gains only what it would
-// gain on real text. The chain backs off from its full order to shorter
-// contexts wherever a context has only one continuation in the seed, so it
-// never copies the seed verbatim for long.
+// Text written with spaces between words (prose, code, Cyrillic, Arabic,
+// emoji) is drawn from a word-level Markov chain trained on its seed: its
+// words are the seed's words, as in real text, where most pieces are words
+// that are tokens, while their order is new. CJK text, which has no spaces,
+// is drawn from a character-level chain, so that which characters follow
+// which, and so how long the runs between punctuation are, follows the
+// seed. (A character-level chain over spaced text makes up words, and
+// nearly every piece of it would need byte-pair merging, which real text
+// does not.) Either way no long stretch of the seed or of the output
+// repeats: an encoder with a cache gains only what it would gain on real
+// text. The character chain backs off from its full order to shorter
+// contexts wherever a context has only one continuation in the seed, and
+// the word chain jumps to a random word of the seed wherever a word has
+// fewer than two, so neither copies the seed verbatim for long.
 //
 // Generation is seeded (math/rand/v2 PCG, one stream per corpus name), so a
 // given seed directory and size always give the same bytes.
@@ -20,6 +26,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -97,9 +104,10 @@ func (g *Generator) Generate(name string, size int) ([]byte, error) {
 	rng := rand.New(rand.NewPCG(seedOf(name), 0x9e3779b97f4a7c15))
 	var out []byte
 	switch name {
-	case "prose", "code", "cjk", "cyrillic", "arabic", "emoji":
-		seed := name
-		m := newChain(g.seeds[seed], orders[seed])
+	case "prose", "code", "cyrillic", "arabic", "emoji":
+		out = newWordChain(g.seeds[name]).generate(rng, size)
+	case "cjk":
+		m := newChain(g.seeds[name], orders[name])
 		out = m.generate(rng, size, nil)
 	case "multilingual":
 		out = g.multilingual(rng, size)
@@ -155,10 +163,15 @@ func cut(b []byte, size int) []byte {
 // multilingual alternates paragraphs drawn from the CJK, Cyrillic, Arabic,
 // combining-marks and prose chains.
 func (g *Generator) multilingual(rng *rand.Rand, size int) []byte {
-	seeds := []string{"prose", "cjk", "cyrillic", "arabic", "marks"}
-	chains := make([]*chain, len(seeds))
-	for i, s := range seeds {
-		chains[i] = newChain(g.seeds[s], orders[s])
+	type paragrapher interface {
+		paragraph(rng *rand.Rand, dst []byte, limit int) []byte
+	}
+	chains := []paragrapher{
+		newWordChain(g.seeds["prose"]),
+		newChain(g.seeds["cjk"], orders["cjk"]),
+		newWordChain(g.seeds["cyrillic"]),
+		newWordChain(g.seeds["arabic"]),
+		newWordChain(g.seeds["marks"]),
 	}
 	out := make([]byte, 0, size+4096)
 	for len(out) < size {
@@ -166,6 +179,84 @@ func (g *Generator) multilingual(rng *rand.Rand, size int) []byte {
 		out = c.paragraph(rng, out, 2000)
 	}
 	return out
+}
+
+// wordChain is a word-level Markov chain of order one: a word is a run of
+// non-space characters with the space after it (a run longer than 32 bytes
+// is cut into words of four characters), and the next word is drawn
+// from those that follow the last one in the seed, or from all the seed's
+// words where fewer than two distinct ones do, and one time in four
+// anyway (the seeds are short: a small vocabulary would otherwise repeat
+// stretches of words by chance).
+type wordChain struct {
+	words []string
+	next  map[string][]string
+}
+
+func newWordChain(text string) *wordChain {
+	c := &wordChain{next: map[string][]string{}}
+	for len(text) > 0 {
+		i := strings.IndexFunc(text, unicode.IsSpace)
+		if i < 0 {
+			i = len(text)
+		}
+		j := i + len(text[i:]) - len(strings.TrimLeftFunc(text[i:], unicode.IsSpace))
+		// A long run without spaces (a row of emoji, a line of code) is
+		// cut into words of four characters, so that it is reshuffled
+		// rather than repeated whole.
+		w := text[:j]
+		for i > 32 {
+			k := 0
+			for range 4 {
+				_, size := utf8.DecodeRuneInString(w[k:])
+				k += size
+			}
+			c.words = append(c.words, w[:k])
+			w, i = w[k:], i-k
+		}
+		if len(w) > 0 {
+			c.words = append(c.words, w)
+		}
+		text = text[j:]
+	}
+	for i, w := range c.words {
+		nw := c.words[(i+1)%len(c.words)]
+		c.next[w] = append(c.next[w], nw)
+	}
+	return c
+}
+
+// step draws the word after w.
+func (c *wordChain) step(rng *rand.Rand, w string) string {
+	if n := c.next[w]; rng.IntN(4) > 0 && len(n) >= 2 && slices.ContainsFunc(n[1:], func(x string) bool { return x != n[0] }) {
+		return n[rng.IntN(len(n))]
+	}
+	return c.words[rng.IntN(len(c.words))]
+}
+
+// generate returns words until there are size bytes.
+func (c *wordChain) generate(rng *rand.Rand, size int) []byte {
+	out := make([]byte, 0, size+256)
+	w := c.words[rng.IntN(len(c.words))]
+	for len(out) < size {
+		out = append(out, w...)
+		w = c.step(rng, w)
+	}
+	return out
+}
+
+// paragraph appends words up to one that ends a line, at most limit words
+// (then a line break is added).
+func (c *wordChain) paragraph(rng *rand.Rand, dst []byte, limit int) []byte {
+	w := c.words[rng.IntN(len(c.words))]
+	for range limit {
+		dst = append(dst, w...)
+		if strings.ContainsRune(w, '\n') {
+			return dst
+		}
+		w = c.step(rng, w)
+	}
+	return append(dst, '\n')
 }
 
 // cjkLong is CJK text whose punctuation is rare: runs of 100 to 400 Han or
