@@ -189,12 +189,24 @@ func (e *Engine) bpeChars(dst []uint32, p string, w *work) []uint32 {
 			}
 			tok = ct.token(r, before, after)
 		}
-		if tok == none {
-			for k := j; k < j+size; k++ {
-				if m < smallParts {
-					parts[m] = uint64(e.bytes[p[k]])<<startBits | uint64(k-seg)
+		if tok == none || tok >= ct.numRanks {
+			// Its bytes, or the several parts they merge into alone: not
+			// a whole character, so no cut next to it.
+			if tok == none {
+				for k := j; k < j+size; k++ {
+					if m < smallParts {
+						parts[m] = uint64(e.bytes[p[k]])<<startBits | uint64(k-seg)
+					}
+					m++
 				}
-				m++
+			} else {
+				k := j
+				for _, t := range ct.parts(tok) {
+					if m < smallParts {
+						parts[m] = uint64(t)<<startBits | uint64(k-seg)
+					}
+					m, k = m+1, k+e.TokenLen(t)
+				}
 			}
 			j, prev = j+size, -1
 			continue
@@ -422,12 +434,23 @@ func (e *Engine) bpeLarge(dst []uint32, p string, w *work) []uint32 {
 			// bytes.
 			t = ct.token(r, before, after)
 		}
-		if t != none {
+		switch {
+		case t != none && t < ct.numRanks:
 			parts[i] = packPart(t, int32(size))
 			for k := 1; k < size; k++ {
 				parts[i+k] = 0
 			}
-		} else {
+		case t != none:
+			for k := 1; k < size; k++ {
+				parts[i+k] = 0
+			}
+			k := i
+			for _, pt := range ct.parts(t) {
+				l := e.TokenLen(pt)
+				parts[k] = packPart(pt, int32(l))
+				k += l
+			}
+		default:
 			for k := range size {
 				parts[i+k] = packPart(e.bytes[p[i+k]], 1)
 			}

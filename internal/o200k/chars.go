@@ -65,6 +65,19 @@ type charTable struct {
 	entries         []uint32
 	befores, afters [][4]uint64
 	joins           []uint64 // see mayJoin
+	multi           []uint32 // the parts of characters that start as several
+	numRanks        uint32   // a token at or above it indexes multi
+}
+
+// parts returns the parts that tok, a value token returned at or above
+// numRanks, stands for: two to four tokens.
+func (t *charTable) parts(tok uint32) []uint32 {
+	ps := t.multi[4*(tok-t.numRanks):][:4]
+	n := 4
+	for ps[n-1] == none {
+		n--
+	}
+	return ps[:n]
 }
 
 // mayJoin reports whether some token may hold character x followed by
@@ -86,7 +99,8 @@ const noByte = -1
 
 // token returns the token of character c (of two to four bytes) if it may
 // start as one part between the bytes before and after (noByte at the
-// ends of the piece), or none.
+// ends of the piece), or none. A value at or above numRanks means that c
+// starts as several parts, which parts returns.
 func (t *charTable) token(c rune, before, after int) uint32 {
 	v := t.entries[int(t.block[c/charBlock])*charBlock+int(c%charBlock)]
 	if v == 0 {
@@ -105,7 +119,7 @@ func (t *charTable) token(c rune, before, after int) uint32 {
 // next to any bytes.
 func (t *charTable) atomicEverywhere(c rune) bool {
 	v := t.entries[int(t.block[c/charBlock])*charBlock+int(c%charBlock)]
-	return v != 0 && v>>entryTokenBits == 0
+	return v != 0 && v>>entryTokenBits == 0 && v < t.numRanks
 }
 
 // chars returns the engine's table of characters.

@@ -9,11 +9,12 @@ import (
 
 // TestCharTable checks the table of characters against its definition and
 // the merge: every token that is one character of two to four bytes whose
-// bytes merge into it has an entry and no other character does; U+FFFD may
-// start as one part next to any bytes; and every character, between
-// neighbours drawn from all the table's characters, ASCII letters, spaces
-// and punctuation (the bytes most often in its sets), merges as its bytes
-// do, where the table lets it start whole and where it does not.
+// bytes merge into it has an entry with that token; every entry of several
+// parts holds what the character's bytes merge into alone; U+FFFD may start
+// as one part next to any bytes; and every character with an entry, between
+// neighbours drawn from all of them, ASCII letters, spaces and punctuation
+// (the bytes most often in its sets), merges as its bytes do, where the
+// table lets it start as its entry and where it does not.
 func TestCharTable(t *testing.T) {
 	e := mustLoad(t)
 	ct := e.chars()
@@ -35,6 +36,23 @@ func TestCharTable(t *testing.T) {
 	}
 	if len(table) < 5000 {
 		t.Fatalf("%d characters in the table", len(table))
+	}
+	multi := 0
+	for r := rune(0x80); r <= utf8.MaxRune; r++ {
+		v := ct.entries[int(ct.block[r/charBlock])*charBlock+int(r%charBlock)]
+		tok := v & (1<<entryTokenBits - 1)
+		if v == 0 || tok < ct.numRanks {
+			continue
+		}
+		c := string(r)
+		if got, want := ct.parts(tok), bpeReference(e, c); !slices.Equal(got, want) || len(got) < 2 {
+			t.Errorf("%q: parts %v, bytes merge to %v", c, got, want)
+		}
+		table = append(table, c)
+		multi++
+	}
+	if multi < 50 {
+		t.Errorf("%d characters start as several parts", multi)
 	}
 	if !ct.atomicEverywhere(utf8.RuneError) {
 		t.Error("U+FFFD is not atomic everywhere")

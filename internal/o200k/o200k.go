@@ -91,11 +91,13 @@ func newEngine(data, wantSum string, wantSize int, forceCopy bool) (*Engine, err
 		maxLen:   int(h.MaxTokenLen),
 		copied:   !inPlace,
 		charTab: charTable{
-			block:   section[uint16](data, s.Chars1, int(h.Stage1Len), inPlace),
-			entries: section[uint32](data, s.Chars2, int(h.CharBlocks)*charBlock, inPlace),
-			befores: sets(section[uint64](data, s.Befores, 4*int(h.CharBefores), inPlace)),
-			afters:  sets(section[uint64](data, s.Afters, 4*int(h.CharAfters), inPlace)),
-			joins:   section[uint64](data, s.Joins, 1<<table.JoinBits/64, inPlace),
+			block:    section[uint16](data, s.Chars1, int(h.Stage1Len), inPlace),
+			entries:  section[uint32](data, s.Chars2, int(h.CharBlocks)*charBlock, inPlace),
+			befores:  sets(section[uint64](data, s.Befores, 4*int(h.CharBefores), inPlace)),
+			afters:   sets(section[uint64](data, s.Afters, 4*int(h.CharAfters), inPlace)),
+			joins:    section[uint64](data, s.Joins, 1<<table.JoinBits/64, inPlace),
+			multi:    section[uint32](data, s.Multi, 4*int(h.CharMulti), inPlace),
+			numRanks: h.NumRanks,
 		},
 	}
 	if e.offsets[h.NumRanks] != h.BlobLen {
@@ -111,8 +113,13 @@ func newEngine(data, wantSum string, wantSize int, forceCopy bool) (*Engine, err
 			return nil, fmt.Errorf("o200k: character block %d out of range", b)
 		}
 	}
+	for _, t := range e.charTab.multi {
+		if t != none && int(t) >= e.numRanks {
+			return nil, fmt.Errorf("o200k: character part %d out of range", t)
+		}
+	}
 	for _, v := range e.charTab.entries {
-		if v != 0 && (int(v&(1<<entryTokenBits-1)) >= e.numRanks ||
+		if v != 0 && (int(v&(1<<entryTokenBits-1)) >= e.numRanks+int(h.CharMulti) ||
 			int(v>>entryTokenBits&(1<<entryBeforeBits-1)) >= len(e.charTab.befores) ||
 			int(v>>(entryTokenBits+entryBeforeBits)) >= len(e.charTab.afters)) {
 			return nil, fmt.Errorf("o200k: character entry %#x out of range", v)

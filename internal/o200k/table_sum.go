@@ -3,7 +3,7 @@
 package o200k
 
 // tableSHA256 is the SHA-256 of o200k.bin, checked by Load.
-const tableSHA256 = "29baf270441c1a398fb828fb25c87b00c050c340bd136498e495d9a52ec0a520"
+const tableSHA256 = "ec5c7a4d5e125256b42fe1146accb0a061c33763e946769f534c6efed4055946"
 
 // tableSize is the size of o200k.bin in bytes.
-const tableSize = 7209638
+const tableSize = 7683590

@@ -17,7 +17,10 @@ import (
 // entry"); an entry is the token in the low EntryTokenBits bits, then the
 // index of its set of bytes before in CharBefores (EntryBeforeBits), then
 // that of its set of bytes after in CharAfters (the rest). Set 0 is empty
-// in both.
+// in both. A character whose bytes merge into several tokens (most often
+// two: an emoji modifier, a rare ideograph) has, in place of a token, the
+// number of ranks plus an index into the multi section, which holds four
+// tokens per such character, None after its last.
 
 // Joins is a filter of the pairs of characters, at least one of them not
 // ASCII, that occur next to each other in some token: bit JoinHash(x, y)
@@ -45,6 +48,7 @@ type Chars struct {
 	Entries         []uint32 // blocks of 1<<BlockShift entries
 	Befores, Afters [][4]uint64
 	Joins           []uint64 // 1<<JoinBits bits
+	Multi           []uint32 // the parts of characters that merge into several, four each
 	N               int      // characters with an entry
 }
 
@@ -128,12 +132,31 @@ func BuildChars(ranks [][]byte) Chars {
 			prev = r
 		}
 	}
-	for id, tok := range ranks {
-		s := string(tok)
-		ch, size := utf8.DecodeRuneInString(s)
-		if size < 2 || size != len(s) {
-			continue
+	// The candidates: every character of two to four bytes in a block of
+	// 1<<BlockShift code points where some token holds a character whole
+	// (the blocks of the scripts and symbols the vocabulary knows, so that
+	// the table grows with them and not with all of Unicode).
+	inBlock := map[rune]bool{}
+	for _, tok := range ranks {
+		for t := string(tok); len(t) > 0; {
+			r, size := utf8.DecodeRuneInString(t)
+			t = t[size:]
+			if size >= 2 {
+				inBlock[r>>BlockShift] = true
+			}
 		}
+	}
+	var cands []rune
+	for b := range inBlock {
+		for r := b << BlockShift; r < (b+1)<<BlockShift; r++ {
+			if r >= 0x80 && utf8.ValidRune(r) {
+				cands = append(cands, r)
+			}
+		}
+	}
+	slices.Sort(cands)
+	for _, ch := range cands {
+		s := string(ch)
 		// Merge the bytes alone, by tiktoken's rule, marking before each
 		// merge the bytes next to which the first part (or the last)
 		// would merge outward first.
@@ -160,11 +183,27 @@ func BuildChars(ranks [][]byte) Chars {
 			copy(at[j+1:], at[j+2:m+1])
 			m--
 		}
-		if m > 1 {
-			continue // the bytes do not merge into one token
+		if m == len(s) {
+			continue // no merge to skip
 		}
-		mark(&before, ends, s, high)
-		mark(&after, starts, s, high)
+		// The final parts: their first and last must not merge outward
+		// before the highest of the merges that made them.
+		mark(&before, ends, s[:at[1]], high)
+		mark(&after, starts, s[at[m-1]:], high)
+		tok := lookup(s)
+		if m > 1 {
+			if len(ranks)+len(c.Multi)/4 >= 1<<EntryTokenBits {
+				continue // no room: the character starts as its bytes
+			}
+			tok = uint32(len(ranks) + len(c.Multi)/4)
+			for k := range 4 {
+				part := None
+				if k < m {
+					part = lookup(s[at[k]:at[k+1]])
+				}
+				c.Multi = append(c.Multi, part)
+			}
+		}
 		bi := SetIndex(&c.Befores, before, 1<<EntryBeforeBits)
 		ai := SetIndex(&c.Afters, after, 1<<EntryAfterBits)
 		b := &c.Block1[ch>>BlockShift]
@@ -172,7 +211,7 @@ func BuildChars(ranks [][]byte) Chars {
 			*b = uint16(len(c.Entries) / block)
 			c.Entries = append(c.Entries, make([]uint32, block)...)
 		}
-		c.Entries[int(*b)*block+int(ch%block)] = uint32(id) | bi<<EntryTokenBits | ai<<(EntryTokenBits+EntryBeforeBits)
+		c.Entries[int(*b)*block+int(ch%block)] = tok | bi<<EntryTokenBits | ai<<(EntryTokenBits+EntryBeforeBits)
 		c.N++
 	}
 	return c

@@ -9,7 +9,7 @@
 //
 //	header   64 bytes: Magic, then the uint32 counts NumRanks, BlobLen,
 //	         HashBits, Stage1Len, Stage2Len, MaxTokenLen, CharBlocks,
-//	         CharBefores and CharAfters, then zero padding
+//	         CharBefores, CharAfters and CharMulti, then zero padding
 //	offsets  [NumRanks+1]uint32: token i is blob[offsets[i]:offsets[i+1]]
 //	bytes    [256]uint32: the rank of each single byte
 //	pairs    [65536]uint32: the rank of each two-byte string, or None
@@ -28,6 +28,8 @@
 //	         next to each other in tokens
 //	filter   [1<<FilterBits/64]uint64: the filter of the tokens' hashes,
 //	         see FilterBit
+//	multi    [4*CharMulti]uint32: the parts of characters that merge into
+//	         several tokens
 //	blob     [BlobLen]byte: the bytes of every token, in rank order
 package table
 
@@ -42,7 +44,7 @@ import (
 )
 
 // Magic starts every table; the last two bytes are the format version.
-const Magic = "o200kT04"
+const Magic = "o200kT05"
 
 // HeaderSize is the size of the fixed header.
 const HeaderSize = 64
@@ -94,13 +96,13 @@ const (
 // Header holds the counts stored in a table's header.
 type Header struct {
 	NumRanks, BlobLen, HashBits, Stage1Len, Stage2Len, MaxTokenLen uint32
-	CharBlocks, CharBefores, CharAfters                            uint32
+	CharBlocks, CharBefores, CharAfters, CharMulti                 uint32
 }
 
 // Sections gives the byte offset of each section of a table.
 type Sections struct {
-	Offsets, Bytes, Pairs, Slots, Stage1, Stage2              int
-	Chars1, Chars2, Befores, Afters, Joins, Filter, Blob, End int
+	Offsets, Bytes, Pairs, Slots, Stage1, Stage2                     int
+	Chars1, Chars2, Befores, Afters, Joins, Filter, Multi, Blob, End int
 }
 
 func align8(n int) int { return (n + 7) &^ 7 }
@@ -120,7 +122,8 @@ func (h Header) Layout() Sections {
 	s.Afters = s.Befores + 32*int(h.CharBefores)
 	s.Joins = s.Afters + 32*int(h.CharAfters)
 	s.Filter = s.Joins + 1<<JoinBits/8
-	s.Blob = s.Filter + 1<<FilterBits/8
+	s.Multi = s.Filter + 1<<FilterBits/8
+	s.Blob = align8(s.Multi + 16*int(h.CharMulti))
 	s.End = s.Blob + int(h.BlobLen)
 	return s
 }
@@ -132,11 +135,11 @@ func ParseHeader(data string) (Header, Sections, error) {
 		return h, Sections{}, errors.New("table: bad magic")
 	}
 	u32 := func(off int) uint32 { return binary.LittleEndian.Uint32([]byte(data[off : off+4])) }
-	h = Header{u32(8), u32(12), u32(16), u32(20), u32(24), u32(28), u32(32), u32(36), u32(40)}
+	h = Header{u32(8), u32(12), u32(16), u32(20), u32(24), u32(28), u32(32), u32(36), u32(40), u32(44)}
 	if h.MaxTokenLen == 0 || h.MaxTokenLen >= 1<<SlotLenBits || h.HashBits < 10 || h.HashBits > 30 || h.NumRanks >= 1<<SlotRankBits || h.BlobLen >= 1<<SlotOffBits ||
 		h.Stage1Len != MaxRune>>BlockShift || h.Stage2Len%(1<<BlockShift) != 0 || h.Stage2Len>>BlockShift > 1<<16 ||
 		h.CharBlocks == 0 || h.CharBlocks > 1<<16 || h.CharBefores == 0 || h.CharBefores > 1<<EntryBeforeBits ||
-		h.CharAfters == 0 || h.CharAfters > 1<<EntryAfterBits {
+		h.CharAfters == 0 || h.CharAfters > 1<<EntryAfterBits || h.NumRanks+h.CharMulti > 1<<EntryTokenBits {
 		return h, Sections{}, fmt.Errorf("table: bad header %+v", h)
 	}
 	s := h.Layout()
@@ -307,7 +310,7 @@ func Build(ranks [][]byte, flags []uint8) ([]byte, error) {
 
 	chars := BuildChars(ranks)
 	h := Header{uint32(len(ranks)), uint32(blobLen), hashBits, uint32(len(stage1)), uint32(len(stage2)), uint32(maxLen),
-		uint32(len(chars.Entries) >> BlockShift), uint32(len(chars.Befores)), uint32(len(chars.Afters))}
+		uint32(len(chars.Entries) >> BlockShift), uint32(len(chars.Befores)), uint32(len(chars.Afters)), uint32(len(chars.Multi) / 4)}
 	s := h.Layout()
 	out := make([]byte, s.End)
 	copy(out, Magic)
@@ -321,6 +324,7 @@ func Build(ranks [][]byte, flags []uint8) ([]byte, error) {
 	le.PutUint32(out[32:], h.CharBlocks)
 	le.PutUint32(out[36:], h.CharBefores)
 	le.PutUint32(out[40:], h.CharAfters)
+	le.PutUint32(out[44:], h.CharMulti)
 
 	for i := range 256 {
 		le.PutUint32(out[s.Bytes+4*i:], None)
@@ -382,6 +386,9 @@ func Build(ranks [][]byte, flags []uint8) ([]byte, error) {
 	}
 	for i, w := range chars.Joins {
 		le.PutUint64(out[s.Joins+8*i:], w)
+	}
+	for i, t := range chars.Multi {
+		le.PutUint32(out[s.Multi+4*i:], t)
 	}
 	return out, nil
 }
