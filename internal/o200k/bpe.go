@@ -12,14 +12,18 @@ import (
 // rank, the leftmost one on ties. (Ranks are compared by the bytes of the
 // concatenation, not by a merge list, as tiktoken does.)
 //
-// Short pieces (up to 128 bytes, nearly all of them) run tiktoken's own
-// quadratic loop on an array on the stack (bpeSmall). Long pieces use rank
-// buckets (bpeLarge), which do the same merges in the same order in
-// near-linear time. Both look pair ranks up through a small memo keyed by
-// the two tokens' ids (pairRank). Both start most characters of two to four
-// bytes as one part, their token, instead of as their bytes, where that
-// cannot change the result (chars.go): CJK text is then a third of the
-// parts and none of the merges within characters.
+// Short ASCII pieces (up to 128 bytes, nearly all of them) run tiktoken's
+// own quadratic loop on an array (bpeSmall). Long ones use rank buckets
+// (bpeLarge), which do the same merges in the same order in near-linear
+// time. A piece that is not all ASCII goes to bpeChars: its characters of
+// two to four bytes start as their token (or the tokens their bytes merge
+// into alone) instead of as their bytes wherever that cannot change the
+// result, and the piece is cut where no token joins the characters on
+// either side (chars.go); each segment is then merged by bpeSmall's loop,
+// or by bpeLarge if it is long. CJK text is then a third of the parts, none
+// of the merges within characters, and segments of one or two characters.
+// Every merge looks pair ranks up through a small memo keyed by the two
+// tokens' ids (pairRank).
 
 // smallPiece is the longest ASCII piece merged by bpeSmall, and smallParts
 // the most parts of a segment that bpeChars merges the same way: up to
