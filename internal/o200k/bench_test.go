@@ -166,7 +166,10 @@ func BenchmarkBPE(b *testing.B) {
 		small := e.bpeSmall
 		if text == "cjk" {
 			lengths = append(lengths, 256, 1024)
-			small = e.bpeChars
+			small = func(dst []uint32, p string, w *work) []uint32 {
+				dst, _ = e.bpeChars(dst, p, w)
+				return dst
+			}
 		}
 		for _, n := range lengths {
 			var pieces []string

@@ -46,34 +46,69 @@ const hugePiece = 1 << 20
 
 // appendPiece appends the ranks of one piece. *w is the working memory of
 // the call, fetched the first time a piece needs merging.
+//
+// The piece may be invalid UTF-8 (the text is not checked first): each
+// path finds that out from what it looks at anyway, and hands the piece to
+// appendInvalid. A piece of one or two bytes is checked as it is read; a
+// piece that is a token is invalid iff its first or its last character is
+// (no token has an invalid byte elsewhere: TestTokenValidity); any other
+// is merged by bpeChars, which decodes every character of it.
 func (e *Engine) appendPiece(dst []uint32, p string, w **work) []uint32 {
 	switch len(p) {
 	case 1:
-		return append(dst, e.bytes[p[0]])
-	case 2:
-		if r := e.pairs[uint16(p[0])<<8|uint16(p[1])]; r != none {
-			return append(dst, r)
+		if p[0] < utf8.RuneSelf {
+			return append(dst, e.bytes[p[0]])
 		}
-		return append(dst, e.bytes[p[0]], e.bytes[p[1]])
+	case 2:
+		if a, b := p[0], p[1]; a|b < utf8.RuneSelf || a >= 0xC2 && a < 0xE0 && b&0xC0 == 0x80 {
+			if r := e.pairs[uint16(a)<<8|uint16(b)]; r != none {
+				return append(dst, r)
+			}
+			return append(dst, e.bytes[a], e.bytes[b])
+		}
+	default:
+		if r := e.lookup(p); r != none {
+			if endsValid(p) {
+				return append(dst, r)
+			}
+			break
+		}
+		if *w == nil {
+			*w = e.getWork()
+		}
+		if out, ok := e.bpe(dst, p, *w); ok {
+			return out
+		}
 	}
-	if r := e.lookup(p); r != none {
-		return append(dst, r)
-	}
-	if *w == nil {
-		*w = e.getWork()
-	}
-	return e.bpe(dst, p, *w)
+	return e.appendInvalid(dst, p, w)
 }
 
-// bpe appends the merged ranks of p, len(p) >= 2.
-func (e *Engine) bpe(dst []uint32, p string, w *work) []uint32 {
+// bpe appends the merged ranks of p, len(p) >= 2, and reports true; or
+// reports false, with dst as it was, if p is not valid UTF-8.
+func (e *Engine) bpe(dst []uint32, p string, w *work) ([]uint32, bool) {
 	switch {
 	case !ascii(p):
 		return e.bpeChars(dst, p, w)
 	case len(p) <= smallPiece:
-		return e.bpeSmall(dst, p, w)
+		return e.bpeSmall(dst, p, w), true
 	}
-	return e.bpeLarge(dst, p, w)
+	return e.bpeLarge(dst, p, w), true
+}
+
+// endsValid reports whether the first and the last character of p (len(p)
+// >= 1) are valid UTF-8.
+func endsValid(p string) bool {
+	if p[0] >= utf8.RuneSelf {
+		if r, n := utf8.DecodeRuneInString(p); r == utf8.RuneError && n == 1 {
+			return false
+		}
+	}
+	if p[len(p)-1] >= utf8.RuneSelf {
+		if r, n := utf8.DecodeLastRuneInString(p); r == utf8.RuneError && n == 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // work is the working memory of an encoding call: the pair memo, and the
@@ -172,8 +207,13 @@ func (e *Engine) bpeSmall(dst []uint32, p string, w *work) []uint32 {
 // there. In CJK text most segments are one or two characters. A segment of
 // up to smallParts parts is merged as bpeSmall merges, a longer one by
 // bpeLarge.
-func (e *Engine) bpeChars(dst []uint32, p string, w *work) []uint32 {
+//
+// If p is not valid UTF-8, bpeChars reports false and returns dst as it
+// was (the segments before the invalid byte may have been appended past
+// its length).
+func (e *Engine) bpeChars(dst []uint32, p string, w *work) ([]uint32, bool) {
 	ct := e.chars()
+	start := len(dst)
 	parts := &w.small // the segment's parts, starts relative to seg
 	n := len(p)
 	seg, m := 0, 0   // where the segment starts, and its number of parts
@@ -184,6 +224,9 @@ func (e *Engine) bpeChars(dst []uint32, p string, w *work) []uint32 {
 			tok = e.bytes[r]
 		} else {
 			r, size = utf8.DecodeRuneInString(p[j:])
+			if size == 1 {
+				return dst[:start], false // not valid UTF-8
+			}
 			before, after := noByte, noByte
 			if j > 0 {
 				before = int(p[j-1])
@@ -225,7 +268,7 @@ func (e *Engine) bpeChars(dst []uint32, p string, w *work) []uint32 {
 		m++
 		j, prev = j+size, r
 	}
-	return e.mergeSegment(dst, p[seg:], m, w)
+	return e.mergeSegment(dst, p[seg:], m, w), true
 }
 
 // mergeSegment appends the merge of segment s of bpeChars, which starts

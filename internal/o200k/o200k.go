@@ -210,15 +210,10 @@ func (e *Engine) AppendEncode(dst []uint32, text string) []uint32 {
 			dst = slices.Grow(dst, need)
 		}
 	}
-	valid := utf8.ValidString(text)
 	var w *work
 	for i := 0; i < len(text); {
 		end := e.pieceEnd(text, i)
-		if p := text[i:end]; valid || utf8.ValidString(p) {
-			dst = e.appendPiece(dst, p, &w)
-		} else {
-			dst = e.appendInvalid(dst, p, &w)
-		}
+		dst = e.appendPiece(dst, text[i:end], &w)
 		i = end
 	}
 	if w != nil {

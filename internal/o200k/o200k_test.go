@@ -455,9 +455,10 @@ func TestLongPieces(t *testing.T) {
 		if got := e.bpeLarge(nil, p, e.getWork()); !slices.Equal(got, want) {
 			t.Fatalf("bpeLarge(%q) differs", p)
 		}
-		if utf8.ValidString(p) && len(p) > 1 {
-			if got := e.bpe(nil, p, e.getWork()); !slices.Equal(got, want) {
-				t.Fatalf("bpe(%q) differs", p)
+		if len(p) > 1 {
+			got, ok := e.bpe(nil, p, e.getWork())
+			if ok != utf8.ValidString(p) || ok && !slices.Equal(got, want) || !ok && len(got) != 0 {
+				t.Fatalf("bpe(%q) = %v, %v", p, got, ok)
 			}
 		}
 		if len(p) > 1 && len(p) <= smallPiece && ascii(p) {
@@ -577,7 +578,7 @@ func FuzzEncodeMatchesTiktoken(f *testing.F) {
 
 // FuzzBPELarge checks bpeLarge, bpe (bpeChars or bpeSmall) and bpeSmall
 // against tiktoken's algorithm; bpeLarge merges a byte that is not valid
-// UTF-8 as U+FFFD, and the others are given valid pieces.
+// UTF-8 as U+FFFD, bpe reports such a piece, and bpeSmall is given ASCII.
 // The first byte picks an alphabet the rest is mapped into, so that inputs
 // have the long runs and ties that matter.
 func FuzzBPELarge(f *testing.F) {
@@ -607,10 +608,14 @@ func FuzzBPELarge(f *testing.F) {
 		if got := e.bpeLarge(nil, string(p), w); !slices.Equal(got, want) {
 			t.Fatalf("bpeLarge(%q) = %v, want %v", p, got, want)
 		}
-		if !utf8.Valid(p) {
+		got, ok := e.bpe(nil, string(p), w)
+		if ok != utf8.Valid(p) || !ok && len(got) != 0 {
+			t.Fatalf("bpe(%q) = %v, %v, want ok = %v", p, got, ok, utf8.Valid(p))
+		}
+		if !ok {
 			return
 		}
-		if got := e.bpe(nil, string(p), w); !slices.Equal(got, want) {
+		if !slices.Equal(got, want) {
 			t.Fatalf("bpe(%q) = %v, want %v", p, got, want)
 		}
 		if len(p) <= smallPiece && ascii(string(p)) {
@@ -649,5 +654,28 @@ func TestDocListsDelta(t *testing.T) {
 	}
 	if !slices.Equal(got, unicode16Delta) {
 		t.Errorf("doc.go lists %d ranges, not those of unicode16Delta (%d)", len(got), len(unicode16Delta))
+	}
+}
+
+// TestTokenValidity checks what appendPiece relies on to tell whether a
+// piece that is a token is valid UTF-8 without reading all of it: a token
+// is valid iff its first and its last character are.
+func TestTokenValidity(t *testing.T) {
+	e := mustLoad(t)
+	invalid := 0
+	for r := range uint32(e.NumRanks()) {
+		tok := string(e.TokenBytes(r))
+		valid := utf8.ValidString(tok)
+		if got := endsValid(tok); got != valid {
+			t.Errorf("token %d %q: endsValid = %v, valid = %v", r, tok, got, valid)
+		}
+		if !valid {
+			invalid++
+		}
+	}
+	// The vocabulary does have invalid tokens (characters cut short at
+	// either end), so the check is not vacuous.
+	if invalid != 1562 {
+		t.Errorf("%d tokens are not valid UTF-8, want 1562", invalid)
 	}
 }
