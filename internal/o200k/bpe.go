@@ -310,7 +310,15 @@ func (e *Engine) mergeSmall(dst []uint32, p string, w *work, parts []uint64) []u
 	start := func(j int) int { return int(parts[j] & startMask) }
 	id := func(j int) uint32 { return uint32(parts[j]) >> startBits }
 	for m := len(parts) - 1; m > 1; m-- {
-		best := minPair(parts[:m-1])
+		var best uint64
+		if m <= 13 {
+			best = ^uint64(0)
+			for k, v := range parts[:m-1] {
+				best = min(best, v>>32<<8|uint64(k))
+			}
+		} else {
+			best = minPair(parts[:m-1])
+		}
 		r := uint32(best >> 8)
 		if r == none {
 			for _, v := range parts[:m] {

@@ -35,6 +35,7 @@ type Engine struct {
 	mask     uint64         // len(slots)-1
 	stage1   []uint16       // Unicode class tables, see runeFlags
 	stage2   string
+	flags2   *[0x800]uint8 // the flags of two-byte characters, see peekSlow
 	numRanks int
 	maxLen   int       // length of the longest token
 	copied   bool      // sections were copied out of the table
@@ -127,6 +128,7 @@ func newEngine(data, wantSum string, wantSize int, forceCopy bool) (*Engine, err
 			return nil, fmt.Errorf("o200k: character entry %#x out of range", v)
 		}
 	}
+	e.flags2 = e.flags2Table()
 	return e, nil
 }
 

@@ -401,7 +401,24 @@ func TestClassTables(t *testing.T) {
 		if r < utf8.RuneSelf && asciiFlags[r] != flags[r] {
 			t.Fatalf("asciiFlags[%U] = %#x, want %#x", r, asciiFlags[r], flags[r])
 		}
+		// The two-byte fast paths of peekSlow and acceptRun.
+		if r >= utf8.RuneSelf && r < 0x800 {
+			s := string(r) + "\u0800"
+			if c, n := e.peek(s, 0); c != flags[r] || n != 2 {
+				t.Fatalf("peek(%U) = %#x, %d, want %#x, 2", r, c, n, flags[r])
+			}
+			if end := e.acceptRun(s, 0, flags[r]); end != 2+boolInt(e.runeFlags(0x800)&flags[r] != 0)*3 {
+				t.Fatalf("acceptRun(%q, %#x) = %d", s, flags[r], end)
+			}
+		}
 	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // TestConcurrent encodes from several goroutines at once (run with -race).

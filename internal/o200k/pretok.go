@@ -85,8 +85,22 @@ func (e *Engine) peekSlow(s string, i int) (uint8, int) {
 	if i >= len(s) {
 		return 0, 0
 	}
+	if c := s[i]; c-0xC2 < 0xE0-0xC2 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+		return e.flags2[uint(c&0x1F)<<6|uint(s[i+1]&0x3F)], 2
+	}
 	r, n := decode(s, i)
 	return e.runeFlags(r), n
+}
+
+// flags2Table returns the class flags of the characters of two bytes,
+// U+0080 to U+07FF (Latin, Greek, Cyrillic, Armenian, Hebrew, Arabic ...),
+// indexed by their code point, for the pre-tokenizer's fast path.
+func (e *Engine) flags2Table() *[0x800]uint8 {
+	var t [0x800]uint8
+	for r := rune(0x80); r < 0x800; r++ {
+		t[r] = e.runeFlags(r)
+	}
+	return &t
 }
 
 // decode decodes the non-ASCII character at s[i]. A byte that does not start
@@ -128,6 +142,13 @@ func (e *Engine) acceptRun(s string, i int, mask uint8) int {
 				return i
 			}
 			i++
+			continue
+		}
+		if c := s[i]; c-0xC2 < 0xE0-0xC2 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+			if e.flags2[uint(c&0x1F)<<6|uint(s[i+1]&0x3F)]&mask == 0 {
+				return i
+			}
+			i += 2
 			continue
 		}
 		r, n := decode(s, i)
