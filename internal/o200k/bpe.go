@@ -223,7 +223,7 @@ func (e *Engine) bpeChars(dst []uint32, p string, w *work) ([]uint32, bool) {
 		if r < utf8.RuneSelf {
 			tok = e.bytes[r]
 		} else {
-			r, size = utf8.DecodeRuneInString(p[j:])
+			r, size = decode(p, j)
 			if size == 1 {
 				return dst[:start], false // not valid UTF-8
 			}
@@ -337,7 +337,9 @@ func (e *Engine) mergeSmall(dst []uint32, p string, w *work, parts []uint64) []u
 			nr = e.pairRank(w, r, id(j+2), p[start(j):start(j+3)])
 		}
 		parts[j] = uint64(nr)<<32 | uint64(r)<<startBits | uint64(start(j))
-		copy(parts[j+1:], parts[j+2:m+1])
+		for k := j + 1; k < m; k++ {
+			parts[k] = parts[k+1]
+		}
 	}
 	return append(dst, id(0))
 }
