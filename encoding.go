@@ -352,8 +352,13 @@ func (e *Encoding) tokenBytes(t Token) (b []byte, ok bool) {
 
 // appendTokenBytes appends the bytes of t to dst without allocating.
 func (e *Encoding) appendTokenBytes(dst []byte, t Token) ([]byte, bool) {
-	b, ok := e.tokenBytes(t)
-	return append(dst, b...), ok
+	if dst, ok := e.encoder.AppendTokenBytes(dst, uint32(t)); ok {
+		return dst, true
+	}
+	if IsSpecial(t) {
+		return append(dst, specialBytes[t-FirstSpecialToken]...), true
+	}
+	return dst, false
 }
 
 // IsSpecial reports whether t is a special token of the encoding.

@@ -172,6 +172,25 @@ func (e *Engine) TokenBytes(id uint32) []byte {
 	return unsafe.Slice(unsafe.StringData(tok), len(tok))[:len(tok):len(tok)]
 }
 
+// AppendTokenBytes appends the bytes of the token with the given id to dst
+// and reports true, or returns dst as it is and false if id is not a rank.
+// A token of up to 16 bytes (nearly all) is copied as one 16-byte word when
+// dst has room for that many, instead of through a call to copy: decoding
+// and parsing do this once per token.
+func (e *Engine) AppendTokenBytes(dst []byte, id uint32) ([]byte, bool) {
+	if int(id) >= e.numRanks {
+		return dst, false
+	}
+	off, end := int(e.offsets[id]), int(e.offsets[id+1])
+	if n := len(dst); end-off <= 16 && cap(dst)-n >= 16 && off+16 <= len(e.blob) {
+		// The word read past the token is still in the blob, and the
+		// word written past dst's length within its capacity.
+		*(*[16]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dst)), n)) = *(*[16]byte)(unsafe.Pointer(unsafe.StringData(e.blob[off:])))
+		return dst[:n+end-off], true
+	}
+	return append(dst, e.blob[off:end]...), true
+}
+
 // TokenLen returns the length in bytes of the token with the given id, or 0
 // if id is not a rank.
 func (e *Engine) TokenLen(id uint32) int {
