@@ -696,3 +696,27 @@ func TestTokenValidity(t *testing.T) {
 		t.Errorf("%d tokens are not valid UTF-8, want 1562", invalid)
 	}
 }
+
+// TestAppendTokenBytes appends every rank after a prefix, into room of
+// every size around the 16-byte word AppendTokenBytes copies, and checks
+// the bytes, that nothing before them changed, and that ids past the ranks
+// are refused.
+func TestAppendTokenBytes(t *testing.T) {
+	e := mustLoad(t)
+	for id := range uint32(e.NumRanks()) {
+		want := e.TokenBytes(id)
+		for _, room := range []int{0, 1, 15, 16, 17, 200} {
+			dst := make([]byte, 3, 3+room)
+			copy(dst, "abc")
+			got, ok := e.AppendTokenBytes(dst, id)
+			if !ok || string(got[:3]) != "abc" || !bytes.Equal(got[3:], want) {
+				t.Fatalf("AppendTokenBytes(%d) with room %d = %q, %v, want %q", id, room, got, ok, want)
+			}
+		}
+	}
+	for _, id := range []uint32{uint32(e.NumRanks()), 1 << 31} {
+		if got, ok := e.AppendTokenBytes([]byte("x"), id); ok || string(got) != "x" {
+			t.Errorf("AppendTokenBytes(%d) = %q, %v, want \"x\", false", id, got, ok)
+		}
+	}
+}
