@@ -106,16 +106,10 @@ func (e *Encoding) ParseCompletion(tokens []Token, role Role, opts *ParseOptions
 	if err != nil {
 		return nil, err
 	}
-	// One allocation for every message's content: at most the tokens' bytes.
-	size := 0
-	for _, t := range tokens {
-		if n := e.encoder.TokenLen(uint32(t)); n > 0 {
-			size += n
-		} else if IsSpecial(t) {
-			size += len(specialBytes[t-FirstSpecialToken])
-		}
-	}
-	p.arena = make([]byte, 0, size+3)
+	// Room for every message's content, most often in one allocation:
+	// tokens average under four bytes (a block more is made, as a stream
+	// makes it, if they need more).
+	p.arena = make([]byte, 0, 4*len(tokens)+maxTokenBytes)
 	p.noEvents = true
 	slow := 0 // tokens before it go through Process
 	for i := 0; i < len(tokens); i++ {

@@ -290,3 +290,65 @@ func TestBatchContentRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchArenaBlocks parses completions whose tokens average far more
+// than the four bytes ParseCompletion makes room for (runs of spaces are
+// tokens of up to 128 bytes), across several messages and with a character
+// cut between tokens at a block's end, so that the content goes on in new
+// blocks: batch and stream must give the texts that were rendered.
+func TestBatchArenaBlocks(t *testing.T) {
+	enc := mustEncoding(t)
+	var toks []Token
+	var want []Message
+	for i, text := range []string{
+		strings.Repeat(" ", 200_000) + "x",
+		"short",
+		strings.Repeat("é"+strings.Repeat(" ", 127), 3000) + "中",
+		strings.Repeat("\t", 70_000),
+	} {
+		m := NewTextMessage(RoleAssistant, text).WithChannel(ChannelFinal)
+		want = append(want, m)
+		toks = append(toks, specials(t, enc, "<|start|>assistant<|channel|>final<|message|>")...)
+		body := enc.EncodeOrdinary(text)
+		if i == 2 {
+			// Its last character "中" as its bytes' tokens: a pending
+			// character.
+			body = enc.EncodeOrdinary(strings.TrimSuffix(text, "中"))
+			for _, c := range []byte("中") {
+				body = append(body, byteToken(t, enc, c))
+			}
+		}
+		toks = append(toks, body...)
+		toks = append(toks, TokenEnd)
+	}
+	require.Less(t, 4*len(toks), 600_000, "the tokens must average well over four bytes")
+	batch, err := enc.ParseCompletion(toks, "", nil)
+	require.NoError(t, err)
+	p, err := enc.NewStreamParser("", nil)
+	require.NoError(t, err)
+	for _, tok := range toks {
+		require.NoError(t, p.Process(tok))
+	}
+	require.NoError(t, p.ProcessEOS())
+	for name, got := range map[string][]Message{"batch": batch, "stream": p.Messages()} {
+		require.Len(t, got, len(want), name)
+		for i := range want {
+			// Compared as texts: a diff of 200 kB would not print.
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Errorf("%s: message %d differs (%d bytes of content, want %d)", name, i, len(got[i].Text()), len(want[i].Text()))
+			}
+		}
+	}
+}
+
+// byteToken returns the rank whose bytes are the single byte c.
+func byteToken(t *testing.T, enc *Encoding, c byte) Token {
+	t.Helper()
+	for id := Token(0); id < FirstSpecialToken; id++ {
+		if b, _ := enc.tokenBytes(id); len(b) == 1 && b[0] == c {
+			return id
+		}
+	}
+	t.Fatalf("no rank is the byte %#x", c)
+	return 0
+}

@@ -57,8 +57,7 @@ type StreamParser struct {
 	hasDelta bool
 
 	events     []Event // what the last Process or ProcessEOS did
-	lazyDelta  bool    // and then a delta of text lazyText (see emitDelta)
-	lazyText   string
+	lazyDelta  bool    // and then a delta of text p.delta (see emitDelta)
 	noEvents   bool // ParseCompletion: nobody reads the events
 	needsStart bool // the first message's start is still to be reported
 	dropped    int  // what recovery dropped
@@ -128,6 +127,21 @@ func (p *StreamParser) Process(t Token) error {
 	i := p.index
 	p.index++
 	p.clearEvents()
+	if p.state == StateContent && len(p.pending) == 0 && isWholeUTF8(p.whole, t) {
+		// The common case, most tokens of a completion: content that is
+		// whole characters, taken as decodeContent would take it.
+		if cap(p.arena)-len(p.arena) < maxTokenBytes {
+			p.reserve(p.enc.encoder.TokenLen(uint32(t)))
+		}
+		// The room is there: a[:len] is p.arena's array, and setting
+		// only the length writes no pointer (no write barrier).
+		start := len(p.arena)
+		a, _ := p.enc.encoder.AppendTokenBytes(p.arena, uint32(t))
+		p.arena = p.arena[:len(a)]
+		p.delta, p.hasDelta = bytesString(p.arena[start:]), true
+		p.lazyDelta = !p.noEvents
+		return nil
+	}
 	if err := p.step(t, false); err != nil {
 		return &ParseError{Index: i, Token: t, State: p.errState, Err: err}
 	}
@@ -250,17 +264,17 @@ func (p *StreamParser) emit(ev Event) {
 	}
 }
 
-// emitDelta records a delta event of the current call. A call's only event
-// is most often one delta: it is then kept as just its text and made an
-// Event when Events asks or another event follows (flushDelta), which
-// saves writing a whole Event per content token.
-func (p *StreamParser) emitDelta(text string) {
+// emitDelta records a delta event of the current call, of text p.delta. A
+// call's only event is most often one delta: it is then kept as just a flag
+// and made an Event when Events asks or another event follows
+// (flushDelta), which saves writing a whole Event per content token.
+func (p *StreamParser) emitDelta() {
 	switch {
 	case p.noEvents:
 	case len(p.events) == 0 && !p.lazyDelta:
-		p.lazyDelta, p.lazyText = true, text
+		p.lazyDelta = true
 	default:
-		p.emit(Event{Kind: EventDelta, Text: text})
+		p.emit(Event{Kind: EventDelta, Text: p.delta})
 	}
 }
 
@@ -268,14 +282,14 @@ func (p *StreamParser) emitDelta(text string) {
 func (p *StreamParser) flushDelta() {
 	if p.lazyDelta {
 		p.lazyDelta = false
-		p.events = append(p.events, Event{Kind: EventDelta, Text: p.lazyText})
+		p.events = append(p.events, Event{Kind: EventDelta, Text: p.delta})
 	}
 }
 
 // clearEvents forgets the events of the last call.
 func (p *StreamParser) clearEvents() {
 	p.events = p.events[:0]
-	p.lazyDelta, p.lazyText = false, ""
+	p.lazyDelta = false
 }
 
 // beginHeader starts reading a header. role is the message's role when it is
@@ -388,7 +402,8 @@ func (p *StreamParser) decodeContent(t Token) error {
 	p.reserve(len(b) + 3*len(p.pending) + len(utf8x.Replacement))
 	start := len(p.arena)
 	if len(p.pending) == 0 && (isWholeUTF8(p.whole, t) || IsSpecial(t)) {
-		// The common case: a token that is whole characters.
+		// A token that is whole characters: here a special token that
+		// lenient mode keeps as text (Process takes whole ranks itself).
 		p.arena = append(p.arena, b...)
 	} else {
 		p.pending = append(p.pending, b...)
@@ -403,21 +418,22 @@ func (p *StreamParser) decodeContent(t Token) error {
 	}
 	if len(p.arena) > start {
 		p.delta, p.hasDelta = bytesString(p.arena[start:]), true
-		p.emitDelta(p.delta)
+		p.emitDelta()
 	}
 	return nil
 }
 
 // contentRun adds the leading ordinary tokens of toks (ranks, up to the
-// first special token or unknown id) to the content at once, and returns how
-// many it took (ok), or how many must go one by one (!ok): for ParseCompletion, in StateContent, where nobody reads the
-// events or the deltas. If their bytes, after any pending ones, are valid
-// UTF-8 and end on a character boundary, decoding them one by one (see
-// decodeContent) would only have moved each character into the content as
-// it completed, so the content is their concatenation. Otherwise nothing is
-// kept (the bytes written past the arena's end were never handed out) and
-// the caller takes those n tokens through Process. The last delta is left as Process would
-// leave it.
+// first special token or unknown id, or until the arena's block is nearly
+// full) to the content at once, and returns how many it took (ok), or how
+// many must go one by one (!ok): for ParseCompletion, in StateContent,
+// where nobody reads the events or the deltas. If their bytes, after any
+// pending ones, are valid UTF-8 and end on a character boundary, decoding
+// them one by one (see decodeContent) would only have moved each character
+// into the content as it completed, so the content is their concatenation.
+// Otherwise nothing is kept (the bytes written past the arena's end were
+// never handed out) and the caller takes those n tokens through Process.
+// The last delta is left as Process would leave it.
 func (p *StreamParser) contentRun(toks []Token) (n int, ok bool) {
 	eng, whole, arena := p.enc.encoder, p.whole, p.arena
 	start := len(arena)
@@ -430,8 +446,11 @@ func (p *StreamParser) contentRun(toks []Token) (n int, ok bool) {
 		seg = start
 	}
 	for _, t := range toks {
-		b := eng.TokenBytes(uint32(t))
-		if b == nil {
+		if cap(arena)-len(arena) < maxTokenBytes {
+			break // Process makes a new block
+		}
+		next, ok := eng.AppendTokenBytes(arena, uint32(t))
+		if !ok {
 			break
 		}
 		last = len(arena)
@@ -443,7 +462,7 @@ func (p *StreamParser) contentRun(toks []Token) (n int, ok bool) {
 			valid = valid && utf8.Valid(arena[seg:last])
 			seg = -1
 		}
-		arena = append(arena, b...)
+		arena = next
 		n++
 	}
 	if n == 0 {
