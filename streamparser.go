@@ -58,9 +58,9 @@ type StreamParser struct {
 
 	events     []Event // what the last Process or ProcessEOS did
 	lazyDelta  bool    // and then a delta of text p.delta (see emitDelta)
-	noEvents   bool // ParseCompletion: nobody reads the events
-	needsStart bool // the first message's start is still to be reported
-	dropped    int  // what recovery dropped
+	noEvents   bool    // ParseCompletion: nobody reads the events
+	needsStart bool    // the first message's start is still to be reported
+	dropped    int     // what recovery dropped
 
 	messages []Message
 	tokens   []Token
