@@ -53,8 +53,11 @@ type StreamParser struct {
 	arena    []byte // content of every message so far, append-only
 	msgStart int    // where the current message's content starts in arena
 	pending  []byte // bytes of an incomplete UTF-8 sequence
-	delta    string
-	hasDelta bool
+	// The last delta is arena[deltaStart:deltaEnd] (none if they are
+	// equal): kept as offsets, so that setting it per token writes no
+	// pointer. Every path that may move the arena to a new block (reserve)
+	// sets the delta afterwards.
+	deltaStart, deltaEnd int
 
 	events     []Event // what the last Process or ProcessEOS did
 	lazyDelta  bool    // and then a delta of text p.delta (see emitDelta)
@@ -110,7 +113,7 @@ func (p *StreamParser) Reset() {
 	p.cur = header{}
 	p.arena, p.msgStart = nil, 0
 	p.pending = p.pending[:0]
-	p.delta, p.hasDelta = "", false
+	p.deltaStart, p.deltaEnd = 0, 0
 	p.clearEvents()
 	p.dropped = 0
 	p.messages = nil
@@ -138,7 +141,7 @@ func (p *StreamParser) Process(t Token) error {
 		start := len(p.arena)
 		a, _ := p.enc.encoder.AppendTokenBytes(p.arena, uint32(t))
 		p.arena = p.arena[:len(a)]
-		p.delta, p.hasDelta = bytesString(p.arena[start:]), true
+		p.deltaStart, p.deltaEnd = start, len(a)
 		p.lazyDelta = !p.noEvents
 		return nil
 	}
@@ -248,7 +251,7 @@ func (p *StreamParser) step(t Token, eos bool) error {
 			p.header = append(p.header, t)
 		case p.recover && IsSpecial(t):
 			p.dropped++ // <|message|>, <|constrain|> or a reserved token in content
-			p.delta, p.hasDelta = "", false
+			p.deltaStart, p.deltaEnd = 0, 0
 		default:
 			return p.decodeContent(t)
 		}
@@ -264,7 +267,7 @@ func (p *StreamParser) emit(ev Event) {
 	}
 }
 
-// emitDelta records a delta event of the current call, of text p.delta. A
+// emitDelta records a delta event of the current call, of the last delta. A
 // call's only event is most often one delta: it is then kept as just a flag
 // and made an Event when Events asks or another event follows
 // (flushDelta), which saves writing a whole Event per content token.
@@ -274,7 +277,7 @@ func (p *StreamParser) emitDelta() {
 	case len(p.events) == 0 && !p.lazyDelta:
 		p.lazyDelta = true
 	default:
-		p.emit(Event{Kind: EventDelta, Text: p.delta})
+		p.emit(Event{Kind: EventDelta, Text: p.lastDelta()})
 	}
 }
 
@@ -282,7 +285,7 @@ func (p *StreamParser) emitDelta() {
 func (p *StreamParser) flushDelta() {
 	if p.lazyDelta {
 		p.lazyDelta = false
-		p.events = append(p.events, Event{Kind: EventDelta, Text: p.delta})
+		p.events = append(p.events, Event{Kind: EventDelta, Text: p.lastDelta()})
 	}
 }
 
@@ -318,8 +321,8 @@ func (p *StreamParser) wholeMessage(h header, text string) {
 	start := len(p.arena)
 	p.arena = append(p.arena, text...)
 	if len(p.arena) > start {
-		p.delta, p.hasDelta = bytesString(p.arena[start:]), true
-		p.emit(Event{Kind: EventDelta, Text: p.delta})
+		p.deltaStart, p.deltaEnd = start, len(p.arena)
+		p.emit(Event{Kind: EventDelta, Text: p.lastDelta()})
 	}
 	p.finishMessage()
 }
@@ -384,7 +387,7 @@ func (p *StreamParser) headerText() (string, error) {
 // id is an error in strict mode; otherwise it becomes U+FFFD (after the
 // pending bytes, repaired) and decoding goes on.
 func (p *StreamParser) decodeContent(t Token) error {
-	p.delta, p.hasDelta = "", false
+	p.deltaStart, p.deltaEnd = 0, 0
 	b, ok := p.enc.tokenBytes(t)
 	if !ok {
 		if !p.lenient && !p.recover {
@@ -395,8 +398,8 @@ func (p *StreamParser) decodeContent(t Token) error {
 		p.arena = utf8x.AppendLossy(p.arena, p.pending)
 		p.arena = append(p.arena, utf8x.Replacement...)
 		p.pending = p.pending[:0]
-		p.delta, p.hasDelta = bytesString(p.arena[start:]), true
-		p.emit(Event{Kind: EventDelta, Text: p.delta})
+		p.deltaStart, p.deltaEnd = start, len(p.arena)
+		p.emit(Event{Kind: EventDelta, Text: p.lastDelta()})
 		return nil
 	}
 	p.reserve(len(b) + 3*len(p.pending) + len(utf8x.Replacement))
@@ -417,7 +420,7 @@ func (p *StreamParser) decodeContent(t Token) error {
 		p.pending = append(p.pending[:0], p.pending[consumed:]...)
 	}
 	if len(p.arena) > start {
-		p.delta, p.hasDelta = bytesString(p.arena[start:]), true
+		p.deltaStart, p.deltaEnd = start, len(p.arena)
 		p.emitDelta()
 	}
 	return nil
@@ -479,7 +482,7 @@ func (p *StreamParser) contentRun(toks []Token) (n int, ok bool) {
 	}
 	p.arena = arena
 	p.pending = p.pending[:0]
-	p.delta, p.hasDelta = bytesString(arena[last:]), len(arena) > last
+	p.deltaStart, p.deltaEnd = last, len(arena)
 	p.index += n
 	p.errState = StateContent
 	return n, true
@@ -501,7 +504,7 @@ func (p *StreamParser) finishMessage() {
 	p.cur = header{}
 	p.msgStart = len(p.arena)
 	p.pending = p.pending[:0]
-	p.delta, p.hasDelta = "", false
+	p.deltaStart, p.deltaEnd = 0, 0
 }
 
 // arenaBlock is the least size of a new arena block.
@@ -592,7 +595,14 @@ func (p *StreamParser) CurrentContent() string {
 // LastContentDelta returns the text the last token added to the content, and
 // false when it added none: outside of content, or when the token's bytes
 // only began a UTF-8 character.
-func (p *StreamParser) LastContentDelta() (string, bool) { return p.delta, p.hasDelta }
+func (p *StreamParser) LastContentDelta() (string, bool) {
+	return p.lastDelta(), p.deltaEnd > p.deltaStart
+}
+
+// lastDelta returns the text of the last delta, or "".
+func (p *StreamParser) lastDelta() string {
+	return bytesString(p.arena[p.deltaStart:p.deltaEnd])
+}
 
 // Messages returns the messages completed so far. The messages stay valid
 // after Reset; the slice itself is the parser's until the next call to
