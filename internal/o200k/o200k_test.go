@@ -720,3 +720,30 @@ func TestAppendTokenBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestWordFastPaths compares, with tiktoken-go, texts made to reach every
+// turn of asciiWord and fastWord and their hand-overs to the general path:
+// ASCII and two-byte letters of each class (Lu, Ll, Lm and Lo of both
+// classes, marks that are letters and [^\r\n\p{L}\p{N}] at once), runs that
+// end at characters of three and four bytes (letters, marks and not),
+// contractions, prefixes of every kind, digits, spaces and newlines, and
+// invalid bytes.
+func TestWordFastPaths(t *testing.T) {
+	e := mustLoad(t)
+	alphabet := []string{
+		"a", "z", "A", "Z", "s", "t", "'", "’", " ", "  ", "\t", "\n", "\r\n", ".", ",", "-", "(", "0", "7",
+		"é", "É", "ß", "ж", "Ж", "Ω", "ω", "ا", "ب", "\u064e", "\u0301", "ʰ", "ǅ", "\u00a0", "«", "١",
+		"中", "ᴀ", "\u20dd", "—", "😀", "\U0001d400", "\xff", "\xd0",
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for n := 1 + rng.IntN(10); n > 0; n-- {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		s := b.String()
+		if got, want := e.AppendEncode(nil, s), oracleEncode(t, s); !slices.Equal(got, want) {
+			t.Fatalf("%q: %s", s, firstDiff(e, s, got, want))
+		}
+	}
+}

@@ -162,6 +162,12 @@ func (e *Engine) acceptRun(s string, i int, mask uint8) int {
 
 // pieceEnd returns the end of the piece that starts at s[i] (i < len(s)).
 func (e *Engine) pieceEnd(s string, i int) int {
+	if end := e.asciiWord(s, i); end >= 0 {
+		return end
+	}
+	if end := e.fastWord(s, i); end >= 0 {
+		return end
+	}
 	c, n := e.peek(s, i)
 	// Alternatives 1 and 2 start with an optional [^\r\n\p{L}\p{N}] and
 	// then need a letter or mark.
@@ -195,6 +201,140 @@ func (e *Engine) pieceEnd(s string, i int) int {
 	}
 	// Every other character is \s.
 	return e.space(s, i)
+}
+
+// asciiWord is fastWord for a piece of ASCII letters, in one pass: an
+// ASCII letter, or an ASCII [^\r\n\p{L}\p{N}] and then an ASCII letter,
+// where the run of ASCII letters that follows ends at an ASCII character or
+// the end of s. It returns -1 for any other piece. The run is [A-Z]*[a-z]*
+// (it stops at an upper-case letter after a lower-case one); with a
+// lower-case letter alternative 1 takes it all (in ASCII no letter is of
+// both classes), without one alternative 2 does (see fastWord).
+func (e *Engine) asciiWord(s string, i int) int {
+	j := i
+	if c := s[i]; c >= utf8.RuneSelf {
+		return -1
+	} else if f := asciiFlags[c]; f&(fUpper|fLower) == 0 {
+		if f&fPre == 0 {
+			return -1
+		}
+		j++ // the optional character
+	}
+	k := j
+	for k < len(s) && s[k]-'A' < 26 {
+		k++
+	}
+	for k < len(s) && s[k]-'a' < 26 {
+		k++
+	}
+	if k == j || k < len(s) && s[k] >= utf8.RuneSelf {
+		return -1 // no letter, or a character that may be one follows
+	}
+	return e.contraction(s, k)
+}
+
+// fastWord is pieceEnd for the commonest pieces, words of ASCII and
+// two-byte characters (Latin, Greek, Cyrillic, Armenian, Hebrew, Arabic):
+// it follows word for a piece that starts with a letter that is not also a
+// [^\r\n\p{L}\p{N}] (not a mark), or with a [^\r\n\p{L}\p{N}] that is
+// no letter (a space, a tab, punctuation), reading classes only through
+// class2. It returns -1 if the piece is no such word, and -2 if it meets a
+// character of three or four bytes or invalid UTF-8 before it knows;
+// pieceEnd then takes the general path from the start.
+//
+// The two starts are where word's four attempts reduce to two. A letter
+// that is no [^\r\n\p{L}\p{N}] cannot be the optional character, so
+// only the attempts without it remain. A [^\r\n\p{L}\p{N}] that is no
+// letter makes the attempts without it fail at once, and only those with
+// it remain.
+func (e *Engine) fastWord(s string, i int) int {
+	f, n := e.class2(s, i)
+	start := i
+	switch {
+	case n < 0:
+		return -2
+	case f&fPre == 0 && f&(fUpper|fLower) != 0:
+	case f&fPre != 0 && f&(fUpper|fLower) == 0:
+		start = i + n // the optional character
+	default:
+		return -1
+	}
+	end := e.fastUpperLower(s, start)
+	if end == -1 {
+		end = e.fastUpperThenLower(s, start)
+	}
+	if end < 0 {
+		return end
+	}
+	return e.contraction(s, end)
+}
+
+// class2 returns the class flags and the size of the character at s[k] if
+// it is ASCII or a valid character of two bytes; 0, 0 at the end of s; and
+// 0, -1 otherwise.
+func (e *Engine) class2(s string, k int) (uint8, int) {
+	if k >= len(s) {
+		return 0, 0
+	}
+	if c := s[k]; c < utf8.RuneSelf {
+		return asciiFlags[c], 1
+	} else if c-0xC2 < 0xE0-0xC2 && k+1 < len(s) && s[k+1]&0xC0 == 0x80 {
+		return e.flags2[uint(c&0x1F)<<6|uint(s[k+1]&0x3F)], 2
+	}
+	return 0, -1
+}
+
+// fastUpperLower is upperLower through class2: the end of the match, -1
+// if there is none, or -2 if class2 could not tell.
+func (e *Engine) fastUpperLower(s string, k int) int {
+	lastBoth := -1
+	for {
+		f, n := e.class2(s, k)
+		if n < 0 {
+			return -2
+		}
+		if f&fUpper == 0 {
+			if f&fLower == 0 {
+				return lastBoth
+			}
+			for f&fLower != 0 {
+				k += n
+				if f, n = e.class2(s, k); n < 0 {
+					return -2
+				}
+			}
+			return k
+		}
+		k += n
+		if f&fLower != 0 {
+			lastBoth = k
+		}
+	}
+}
+
+// fastUpperThenLower is upperThenLower through class2: the end of the
+// match, -1 if there is none, or -2 if class2 could not tell.
+func (e *Engine) fastUpperThenLower(s string, k int) int {
+	f, n := e.class2(s, k)
+	if n < 0 {
+		return -2
+	}
+	if f&fUpper == 0 {
+		return -1
+	}
+	for f&fUpper != 0 {
+		k += n
+		if f, n = e.class2(s, k); n < 0 {
+			return -2
+		}
+	}
+	for f&fLower != 0 {
+		k += n
+		if f, n = e.class2(s, k); n < 0 {
+			return -2
+		}
+	}
+	return k
 }
 
 // punct finishes alternative 4 after its first [^\s\p{L}\p{N}] character,
