@@ -123,11 +123,12 @@ type work struct {
 	repl []byte // a short invalid piece, replaced
 }
 
-// The memo is direct-mapped; an entry is key+1 << 20 | rank, where key is
-// left<<18 | right (ids are 18 bits) and rank 0xFFFFF stands for none.
+// The memo is direct-mapped; an entry is key+1 << 20 | rank+1, where key is
+// left<<18 | right (ids are 18 bits) and rank+1 is 0 for none (none+1
+// wraps to 0 in 32 bits, so that the rank is read back without a branch).
 const (
 	memoBits = 14
-	memoNone = 1<<20 - 1
+	memoRank = 1<<20 - 1
 )
 
 func (e *Engine) getWork() *work {
@@ -145,13 +146,20 @@ func (e *Engine) putWork(w *work) {
 }
 
 // pairRank returns the rank of the token whose bytes are those of tokens
-// left and right, which are p, or none.
+// left and right, which are p, or none. The hot loops ask memoGet and call
+// pairRankMiss themselves, so that a hit costs no call.
 func (e *Engine) pairRank(w *work, left, right uint32, p string) uint32 {
-	slot, key, r, hit := w.memoGet(left, right)
-	if hit {
-		return r
+	key := uint64(left)<<18 | uint64(right)
+	slot := &w.memo[(key*0x9E3779B97F4A7C15)>>(64-memoBits)]
+	if v := *slot; v>>20 == key+1 {
+		return uint32(v&memoRank) - 1
 	}
-	r = e.lookup(p)
+	return e.pairRankMiss(slot, key, p)
+}
+
+// pairRankMiss is pairRank when the memo does not know the pair.
+func (e *Engine) pairRankMiss(slot *uint64, key uint64, p string) uint32 {
+	r := e.lookup(p)
 	memoPut(slot, key, r)
 	return r
 }
@@ -161,22 +169,15 @@ func (e *Engine) pairRank(w *work, left, right uint32, p string) uint32 {
 func (w *work) memoGet(left, right uint32) (slot *uint64, key uint64, r uint32, hit bool) {
 	key = uint64(left)<<18 | uint64(right)
 	slot = &w.memo[(key*0x9E3779B97F4A7C15)>>(64-memoBits)]
-	if *slot>>20 != key+1 {
-		return slot, key, 0, false
+	if v := *slot; v>>20 == key+1 {
+		return slot, key, uint32(v&memoRank) - 1, true
 	}
-	if r = uint32(*slot & memoNone); r == memoNone {
-		r = none
-	}
-	return slot, key, r, true
+	return slot, key, 0, false
 }
 
 // memoPut records rank r (or none) for key in its slot.
 func memoPut(slot *uint64, key uint64, r uint32) {
-	v := uint64(r)
-	if r == none {
-		v = memoNone
-	}
-	*slot = (key+1)<<20 | v
+	*slot = (key+1)<<20 | uint64((r+1)&memoRank)
 }
 
 // bpeSmall is tiktoken's byte_pair_merge on an array (kept in w, so that
@@ -296,7 +297,11 @@ func (e *Engine) mergeSegment(dst []uint32, s string, m int, w *work) []uint32 {
 		if b-a == 2 {
 			r = e.pairs[uint16(s[a])<<8|uint16(s[a+1])]
 		} else {
-			r = e.pairRank(w, uint32(parts[k])>>startBits, uint32(parts[k+1])>>startBits, s[a:b])
+			slot, key, rr, hit := w.memoGet(uint32(parts[k])>>startBits, uint32(parts[k+1])>>startBits)
+			if !hit {
+				rr = e.pairRankMiss(slot, key, s[a:b])
+			}
+			r = rr
 		}
 		parts[k] |= uint64(r) << 32
 	}
@@ -329,12 +334,19 @@ func (e *Engine) mergeSmall(dst []uint32, p string, w *work, parts []uint64) []u
 		// Part j absorbs part j+1; its token is the pair's.
 		j := int(best & 0xff)
 		if j > 0 {
-			lr := e.pairRank(w, id(j-1), r, p[start(j-1):start(j+2)])
+			slot, key, lr, hit := w.memoGet(id(j-1), r)
+			if !hit {
+				lr = e.pairRankMiss(slot, key, p[start(j-1):start(j+2)])
+			}
 			parts[j-1] = uint64(lr)<<32 | uint64(uint32(parts[j-1]))
 		}
 		nr := none
 		if j+2 < m {
-			nr = e.pairRank(w, r, id(j+2), p[start(j):start(j+3)])
+			slot, key, rr, hit := w.memoGet(r, id(j+2))
+			if !hit {
+				rr = e.pairRankMiss(slot, key, p[start(j):start(j+3)])
+			}
+			nr = rr
 		}
 		parts[j] = uint64(nr)<<32 | uint64(r)<<startBits | uint64(start(j))
 		for k := j + 1; k < m; k++ {
