@@ -162,10 +162,20 @@ func (e *Engine) acceptRun(s string, i int, mask uint8) int {
 
 // pieceEnd returns the end of the piece that starts at s[i] (i < len(s)).
 func (e *Engine) pieceEnd(s string, i int) int {
-	if end := e.asciiWord(s, i); end >= 0 {
-		return end
+	// The word paths, chosen by the first byte of the letters: the
+	// first byte, or the second after an ASCII optional character.
+	lead := s[i]
+	if lead < utf8.RuneSelf && asciiFlags[lead]&fPre != 0 && i+1 < len(s) {
+		lead = s[i+1]
 	}
-	if end := e.fastWord(s, i); end >= 0 {
+	end := -1
+	if lead < utf8.RuneSelf {
+		end = e.asciiWord(s, i)
+	}
+	if end == -2 || lead-0xC2 < 0xE0-0xC2 {
+		end = e.fastWord(s, i)
+	}
+	if end >= 0 {
 		return end
 	}
 	c, n := e.peek(s, i)
@@ -206,7 +216,8 @@ func (e *Engine) pieceEnd(s string, i int) int {
 // asciiWord is fastWord for a piece of ASCII letters, in one pass: an
 // ASCII letter, or an ASCII [^\r\n\p{L}\p{N}] and then an ASCII letter,
 // where the run of ASCII letters that follows ends at an ASCII character or
-// the end of s. It returns -1 for any other piece. The run is [A-Z]*[a-z]*
+// the end of s. It returns -2 if the letters run into a character that is
+// not ASCII, and -1 for any other piece. The run is [A-Z]*[a-z]*
 // (it stops at an upper-case letter after a lower-case one); with a
 // lower-case letter alternative 1 takes it all (in ASCII no letter is of
 // both classes), without one alternative 2 does (see fastWord).
@@ -227,8 +238,11 @@ func (e *Engine) asciiWord(s string, i int) int {
 	for k < len(s) && s[k]-'a' < 26 {
 		k++
 	}
-	if k == j || k < len(s) && s[k] >= utf8.RuneSelf {
-		return -1 // no letter, or a character that may be one follows
+	switch {
+	case k == j:
+		return -1 // no letter
+	case k < len(s) && s[k] >= utf8.RuneSelf:
+		return -2 // a character that may be a letter follows
 	}
 	return e.contraction(s, k)
 }
