@@ -640,6 +640,13 @@ func (e *Engine) bpeLarge(dst []uint32, p string, w *work) []uint32 {
 		s.buckets[s.bucketOf[r]].head = head
 	}
 
+	// Room for the ids at once: growing dst by append would hold the old
+	// and the new array, several times over, beside the parts.
+	k := 0
+	for i := 0; i < n; i += int(partSize(parts[i])) {
+		k++
+	}
+	dst = slices.Grow(dst, k)
 	for i := 0; i < n; i += int(partSize(parts[i])) {
 		dst = append(dst, partID(parts[i]))
 	}

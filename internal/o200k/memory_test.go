@@ -35,6 +35,9 @@ func TestMemoryBound(t *testing.T) {
 	for _, c := range []struct{ name, unit string }{
 		{"0xFF", "\xff"}, {"a", "a"}, {"CJK", "中"}, {"emoji", "😀"}, {"space", " "},
 		{"CRLF", "\r\n"}, {"digit", "1"}, {"U+FFFD", "\uFFFD"}, {"special", "<|start|>"},
+		// A tag character: four bytes, each a token of its own, so the
+		// ids are four times the text.
+		{"tag", "\U000E0067"}, {"ab", "ab"}, {"é", "é"},
 	} {
 		text := strings.Repeat(c.unit, size/len(c.unit))
 		var ids []uint32
