@@ -255,13 +255,7 @@ func TestStreamAllocs(t *testing.T) {
 func TestBatchContentRuns(t *testing.T) {
 	enc := mustEncoding(t)
 	head := specials(t, enc, "<|start|>assistant<|message|>")
-	byteTok := map[byte]Token{}
-	for id := Token(0); id < FirstSpecialToken && len(byteTok) < 256; id++ {
-		if b, _ := enc.tokenBytes(id); len(b) == 1 {
-			byteTok[b[0]] = id
-		}
-	}
-	require.Len(t, byteTok, 256)
+	byteTok := byteTokens(t, enc)
 	for _, content := range []string{"abc", "é中😀", "a\xffb", "中\xe4\xb8", "\xe4\xb8", "\xff", "x\xf0\x9f\x98\x80y\xc3", "\xc3\xa9\xed\xa0\x80z"} {
 		for _, split := range []bool{false, true} {
 			toks := append([]Token(nil), head...)
@@ -278,15 +272,8 @@ func TestBatchContentRuns(t *testing.T) {
 			toks = append(toks, TokenEnd)
 			toks = append(toks, head...)
 			toks = append(toks, byteTok['q'])
-			batch, err := enc.ParseCompletion(toks, "", nil)
-			require.NoError(t, err)
-			p, err := enc.NewStreamParser("", nil)
-			require.NoError(t, err)
-			for _, tok := range toks {
-				require.NoError(t, p.Process(tok))
-			}
-			require.NoError(t, p.ProcessEOS())
-			assert.Equal(t, p.Messages(), batch, "%q split=%v", content, split)
+			batch, stream := parseBoth(t, enc, toks)
+			assert.Equal(t, stream, batch, "%q split=%v", content, split)
 		}
 	}
 }
@@ -298,6 +285,7 @@ func TestBatchContentRuns(t *testing.T) {
 // blocks: batch and stream must give the texts that were rendered.
 func TestBatchArenaBlocks(t *testing.T) {
 	enc := mustEncoding(t)
+	byteTok := byteTokens(t, enc)
 	var toks []Token
 	var want []Message
 	for i, text := range []string{
@@ -315,22 +303,15 @@ func TestBatchArenaBlocks(t *testing.T) {
 			// character.
 			body = enc.EncodeOrdinary(strings.TrimSuffix(text, "中"))
 			for _, c := range []byte("中") {
-				body = append(body, byteToken(t, enc, c))
+				body = append(body, byteTok[c])
 			}
 		}
 		toks = append(toks, body...)
 		toks = append(toks, TokenEnd)
 	}
 	require.Less(t, 4*len(toks), 600_000, "the tokens must average well over four bytes")
-	batch, err := enc.ParseCompletion(toks, "", nil)
-	require.NoError(t, err)
-	p, err := enc.NewStreamParser("", nil)
-	require.NoError(t, err)
-	for _, tok := range toks {
-		require.NoError(t, p.Process(tok))
-	}
-	require.NoError(t, p.ProcessEOS())
-	for name, got := range map[string][]Message{"batch": batch, "stream": p.Messages()} {
+	batch, stream := parseBoth(t, enc, toks)
+	for name, got := range map[string][]Message{"batch": batch, "stream": stream} {
 		require.Len(t, got, len(want), name)
 		for i := range want {
 			// Compared as texts: a diff of 200 kB would not print.
@@ -341,14 +322,30 @@ func TestBatchArenaBlocks(t *testing.T) {
 	}
 }
 
-// byteToken returns the rank whose bytes are the single byte c.
-func byteToken(t *testing.T, enc *Encoding, c byte) Token {
+// byteTokens returns the rank of each single byte.
+func byteTokens(t *testing.T, enc *Encoding) map[byte]Token {
 	t.Helper()
-	for id := Token(0); id < FirstSpecialToken; id++ {
-		if b, _ := enc.tokenBytes(id); len(b) == 1 && b[0] == c {
-			return id
+	byteTok := map[byte]Token{}
+	for id := Token(0); id < FirstSpecialToken && len(byteTok) < 256; id++ {
+		if b, _ := enc.tokenBytes(id); len(b) == 1 {
+			byteTok[b[0]] = id
 		}
 	}
-	t.Fatalf("no rank is the byte %#x", c)
-	return 0
+	require.Len(t, byteTok, 256)
+	return byteTok
+}
+
+// parseBoth parses a completion with ParseCompletion and token by token
+// with a StreamParser, both strict and from a <|start|>.
+func parseBoth(t *testing.T, enc *Encoding, toks []Token) (batch, stream []Message) {
+	t.Helper()
+	batch, err := enc.ParseCompletion(toks, "", nil)
+	require.NoError(t, err)
+	p, err := enc.NewStreamParser("", nil)
+	require.NoError(t, err)
+	for _, tok := range toks {
+		require.NoError(t, p.Process(tok))
+	}
+	require.NoError(t, p.ProcessEOS())
+	return batch, p.Messages()
 }
