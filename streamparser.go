@@ -60,7 +60,7 @@ type StreamParser struct {
 	deltaStart, deltaEnd int
 
 	events     []Event // what the last Process or ProcessEOS did
-	lazyDelta  bool    // and then a delta of text p.delta (see emitDelta)
+	lazyDelta  bool    // and then a delta, the last one (see emitDelta)
 	noEvents   bool    // ParseCompletion: nobody reads the events
 	needsStart bool    // the first message's start is still to be reported
 	dropped    int     // what recovery dropped
