@@ -225,8 +225,13 @@ func (e *Engine) AppendEncode(dst []uint32, text string) []uint32 {
 	// of doublings that copy the ids and touch fresh memory again each
 	// time: a token per four bytes of ASCII and per two bytes of the rest
 	// (prose averages 4.5 bytes a token; CJK 3.2, emoji 2.3, of which a
-	// quarter is ASCII).
-	if len(text) >= 1<<16 {
+	// quarter is ASCII). If the tokens come shorter than that (code
+	// averages 3.1), the room is grown once to what the rest of the text
+	// needs at the rate so far (growFor), not by doubling. (A long piece
+	// is left to grow it as it needs: bpeLarge makes its room exactly.)
+	long := len(text) >= longText
+	start := len(dst)
+	if long {
 		if need := (len(text) + nonASCII(text)) / 4; cap(dst)-len(dst) < need {
 			dst = slices.Grow(dst, need)
 		}
@@ -234,6 +239,9 @@ func (e *Engine) AppendEncode(dst []uint32, text string) []uint32 {
 	var w *work
 	for i := 0; i < len(text); {
 		end := e.pieceEnd(text, i)
+		if long && cap(dst)-len(dst) < min(end-i, smallPiece) {
+			dst = growFor(dst, len(dst)-start, i, len(text))
+		}
 		dst = e.appendPiece(dst, text[i:end], &w)
 		i = end
 	}
@@ -241,6 +249,21 @@ func (e *Engine) AppendEncode(dst []uint32, text string) []uint32 {
 		e.putWork(w)
 	}
 	return dst
+}
+
+// longText is the length from which AppendEncode sizes its result ahead.
+const longText = 1 << 16
+
+// growFor makes room in dst for the ids of the rest of a text of total
+// bytes, done tokens having come from its first at bytes: the rest at the
+// same rate, an eighth more, and a margin (never more than a token a byte).
+func growFor(dst []uint32, done, at, total int) []uint32 {
+	rest := total - at
+	need := rest
+	if at > 0 {
+		need = min(rest, int(float64(rest)*float64(done)/float64(at)*1.125)+smallPiece)
+	}
+	return slices.Grow(dst, need)
 }
 
 // nonASCII returns the number of bytes of s that are not ASCII.

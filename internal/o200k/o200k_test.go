@@ -747,3 +747,32 @@ func TestWordFastPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestLongTextGrowth encodes long texts whose tokens are shorter than
+// AppendEncode's first estimate (a token per four ASCII bytes), so that it
+// grows the result once for the rest of the text: the ids must be
+// tiktoken-go's, after a prefix left as it was, and the result allocated
+// twice at most (the estimate and one growth; appending would double it
+// several times).
+func TestLongTextGrowth(t *testing.T) {
+	e := mustLoad(t)
+	for _, text := range []string{
+		strings.Repeat("a,", 50_000),
+		strings.Repeat("1 ", 40_000) + strings.Repeat("x", 1000),
+		strings.Repeat("if (x) { y(); }\n", 8_000),
+	} {
+		want := oracleEncode(t, text)
+		if len(want) < len(text)/4+1000 {
+			t.Fatalf("%.20q...: %d tokens, not denser than the estimate", text, len(want))
+		}
+		prefix := []uint32{7, 8, 9}
+		got := e.AppendEncode(prefix[:3:3], text)
+		if !slices.Equal(got[:3], prefix) || !slices.Equal(got[3:], want) {
+			t.Fatalf("%.20q...: %s", text, firstDiff(e, text, got[3:], want))
+		}
+		e.AppendEncode(nil, text) // the pooled working memory, warm
+		if allocs := testing.AllocsPerRun(5, func() { e.AppendEncode(nil, text) }); allocs > 2 {
+			t.Errorf("%.20q...: %v allocations, want at most 2", text, allocs)
+		}
+	}
+}
