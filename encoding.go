@@ -350,10 +350,17 @@ func (e *Encoding) tokenBytes(t Token) (b []byte, ok bool) {
 	return nil, false
 }
 
-// appendTokenBytes appends the bytes of t to dst without allocating.
-func (e *Encoding) appendTokenBytes(dst []byte, t Token) ([]byte, bool) {
-	if dst, ok := e.encoder.AppendTokenBytes(dst, uint32(t)); ok {
-		return dst, true
+// appendTokenBytes appends the bytes of t to dst without allocating. With
+// spill, it may also write past them within dst's capacity (see
+// o200k.Engine.AppendTokenBytes): only for a buffer whose spare room
+// nobody else reads.
+func (e *Encoding) appendTokenBytes(dst []byte, t Token, spill bool) ([]byte, bool) {
+	if spill {
+		if dst, ok := e.encoder.AppendTokenBytes(dst, uint32(t)); ok {
+			return dst, true
+		}
+	} else if b := e.encoder.TokenBytes(uint32(t)); b != nil {
+		return append(dst, b...), true
 	}
 	if IsSpecial(t) {
 		return append(dst, specialBytes[t-FirstSpecialToken]...), true
@@ -374,19 +381,27 @@ func (e *Encoding) StopTokensForAssistantActions() []Token { return StopTokensFo
 
 // AppendBytes appends the bytes of tokens to dst; a special token contributes
 // its text. An unknown id is a [*DecodeError] wrapping [ErrUnknownToken].
+// It writes nothing in dst's capacity past the bytes it appends.
 func (e *Encoding) AppendBytes(dst []byte, tokens []Token) ([]byte, error) {
+	return e.appendBytes(dst, tokens, false)
+}
+
+// appendBytes is AppendBytes, and with spill may write past the bytes it
+// appends (see appendTokenBytes).
+func (e *Encoding) appendBytes(dst []byte, tokens []Token, spill bool) ([]byte, error) {
 	for i, t := range tokens {
 		var ok bool
-		if dst, ok = e.appendTokenBytes(dst, t); !ok {
+		if dst, ok = e.appendTokenBytes(dst, t, spill); !ok {
 			return dst, &DecodeError{Index: i, Token: t, Err: ErrUnknownToken}
 		}
 	}
 	return dst, nil
 }
 
-// DecodeBytes returns the bytes of tokens, as [Encoding.AppendBytes] does.
+// DecodeBytes returns the bytes of tokens, as [Encoding.AppendBytes] does, in
+// a buffer of its own (whose spare room it may write: no one else has it).
 func (e *Encoding) DecodeBytes(tokens []Token) ([]byte, error) {
-	return e.AppendBytes(make([]byte, 0, len(tokens)*4), tokens)
+	return e.appendBytes(make([]byte, 0, len(tokens)*4), tokens, true)
 }
 
 // DecodeUTF8 returns the text of tokens, which must be valid UTF-8 (an

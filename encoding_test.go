@@ -215,3 +215,20 @@ func TestEncodingCachesBounded(t *testing.T) {
 	runtime.KeepAlive(e)
 	runtime.KeepAlive(dst)
 }
+
+// TestAppendBytesKeepsSpareRoom checks that AppendBytes writes nothing in
+// dst's capacity past what it appends, so that a caller may decode into
+// parts of one buffer (DecodeBytes, whose buffer is its own, may).
+func TestAppendBytesKeepsSpareRoom(t *testing.T) {
+	enc := mustEncoding(t)
+	toks := enc.EncodeOrdinary("hi, 世界 ok")
+	toks = append(toks, TokenStart)
+	want, err := enc.DecodeBytes(toks)
+	require.NoError(t, err)
+	const rest = "0123456789abcdefghijklmnopqrstuvwxyz0123456789"
+	buf := []byte(strings.Repeat("-", len(want)) + rest)
+	out, err := enc.AppendBytes(buf[:0], toks)
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(out))
+	require.Equal(t, rest, string(buf[len(out):]), "the spare room after the appended bytes")
+}

@@ -352,7 +352,7 @@ func (p *StreamParser) headerTextLossy() string {
 	b := p.hdrBuf[:0]
 	for _, t := range p.header {
 		var ok bool
-		if b, ok = p.enc.appendTokenBytes(b, t); !ok {
+		if b, ok = p.enc.appendTokenBytes(b, t, true); !ok {
 			p.dropped++
 		}
 	}
@@ -369,7 +369,7 @@ func (p *StreamParser) headerText() (string, error) {
 	b := p.hdrBuf[:0]
 	for _, t := range p.header {
 		var ok bool
-		if b, ok = p.enc.appendTokenBytes(b, t); !ok {
+		if b, ok = p.enc.appendTokenBytes(b, t, true); !ok {
 			return "", fmt.Errorf("%w %d in the header", ErrUnknownToken, t)
 		}
 	}

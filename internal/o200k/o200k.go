@@ -176,7 +176,9 @@ func (e *Engine) TokenBytes(id uint32) []byte {
 // and reports true, or returns dst as it is and false if id is not a rank.
 // A token of up to 16 bytes (nearly all) is copied as one 16-byte word when
 // dst has room for that many, instead of through a call to copy: decoding
-// and parsing do this once per token.
+// and parsing do this once per token. So it may write up to 15 bytes past
+// the token's, within dst's capacity: use it only on a buffer whose spare
+// room nobody else reads.
 func (e *Engine) AppendTokenBytes(dst []byte, id uint32) ([]byte, bool) {
 	if int(id) >= e.numRanks {
 		return dst, false
