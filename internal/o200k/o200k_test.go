@@ -401,7 +401,7 @@ func TestClassTables(t *testing.T) {
 		if r < utf8.RuneSelf && asciiFlags[r] != flags[r] {
 			t.Fatalf("asciiFlags[%U] = %#x, want %#x", r, asciiFlags[r], flags[r])
 		}
-		// The two-byte fast paths of peekSlow and acceptRun.
+		// class2's two-byte path, through peek and acceptRun.
 		if r >= utf8.RuneSelf && r < 0x800 {
 			s := string(r) + "\u0800"
 			if c, n := e.peek(s, 0); c != flags[r] || n != 2 {
@@ -722,7 +722,8 @@ func TestAppendTokenBytes(t *testing.T) {
 }
 
 // TestWordFastPaths compares, with tiktoken-go, texts made to reach every
-// turn of asciiWord and fastWord and their hand-overs to the general path:
+// turn of asciiWord, its hand-overs to the general path, and the general
+// path's inline reading of classes (class2) and its calls for the rest:
 // ASCII and two-byte letters of each class (Lu, Ll, Lm and Lo of both
 // classes, marks that are letters and [^\r\n\p{L}\p{N}] at once), runs that
 // end at characters of three and four bytes (letters, marks and not),

@@ -71,30 +71,41 @@ func (e *Engine) runeFlags(r rune) uint8 {
 }
 
 // peek returns the class flags and the size in bytes of the character at s[i],
-// or 0, 0 at the end of s (see decode for invalid UTF-8).
+// or 0, 0 at the end of s (see decode for invalid UTF-8). The loops that
+// read every character of a run (upperLower, acceptRun) ask class2 and
+// peekSlow themselves, so that ASCII and two-byte characters cost no call.
 func (e *Engine) peek(s string, i int) (uint8, int) {
-	if i < len(s) {
-		if c := s[i]; c < utf8.RuneSelf {
-			return asciiFlags[c], 1
-		}
+	if c, n := e.class2(s, i); n >= 0 {
+		return c, n
 	}
 	return e.peekSlow(s, i)
 }
 
-func (e *Engine) peekSlow(s string, i int) (uint8, int) {
+// class2 returns the class flags and the size of the character at s[i] if
+// it is ASCII or a valid character of two bytes; 0, 0 at the end of s; and
+// 0, -1 otherwise, for peekSlow.
+func (e *Engine) class2(s string, i int) (uint8, int) {
 	if i >= len(s) {
 		return 0, 0
 	}
-	if c := s[i]; c-0xC2 < 0xE0-0xC2 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
+	if c := s[i]; c < utf8.RuneSelf {
+		return asciiFlags[c], 1
+	} else if c-0xC2 < 0xE0-0xC2 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
 		return e.flags2[uint(c&0x1F)<<6|uint(s[i+1]&0x3F)], 2
 	}
+	return 0, -1
+}
+
+// peekSlow is peek for a character of three or four bytes, or a byte that
+// is not valid UTF-8.
+func (e *Engine) peekSlow(s string, i int) (uint8, int) {
 	r, n := decode(s, i)
 	return e.runeFlags(r), n
 }
 
 // flags2Table returns the class flags of the characters of two bytes,
 // U+0080 to U+07FF (Latin, Greek, Cyrillic, Armenian, Hebrew, Arabic ...),
-// indexed by their code point, for the pre-tokenizer's fast path.
+// indexed by their code point, for class2.
 func (e *Engine) flags2Table() *[0x800]uint8 {
 	var t [0x800]uint8
 	for r := rune(0x80); r < 0x800; r++ {
@@ -136,46 +147,21 @@ func decode(s string, i int) (rune, int) {
 // acceptRun returns the end of the run of characters with one of the flags
 // in mask that starts at s[i].
 func (e *Engine) acceptRun(s string, i int, mask uint8) int {
-	for i < len(s) {
-		if c := s[i]; c < utf8.RuneSelf {
-			if asciiFlags[c]&mask == 0 {
-				return i
-			}
-			i++
-			continue
+	for {
+		c, n := e.class2(s, i)
+		if n < 0 {
+			c, n = e.peekSlow(s, i)
 		}
-		if c := s[i]; c-0xC2 < 0xE0-0xC2 && i+1 < len(s) && s[i+1]&0xC0 == 0x80 {
-			if e.flags2[uint(c&0x1F)<<6|uint(s[i+1]&0x3F)]&mask == 0 {
-				return i
-			}
-			i += 2
-			continue
-		}
-		r, n := decode(s, i)
-		if e.runeFlags(r)&mask == 0 {
+		if c&mask == 0 { // also at the end of s, where c is 0
 			return i
 		}
 		i += n
 	}
-	return i
 }
 
 // pieceEnd returns the end of the piece that starts at s[i] (i < len(s)).
 func (e *Engine) pieceEnd(s string, i int) int {
-	// The word paths, chosen by the first byte of the letters: the
-	// first byte, or the second after an ASCII optional character.
-	lead := s[i]
-	if lead < utf8.RuneSelf && asciiFlags[lead]&fPre != 0 && i+1 < len(s) {
-		lead = s[i+1]
-	}
-	end := -1
-	if lead < utf8.RuneSelf {
-		end = e.asciiWord(s, i)
-	}
-	if end == -2 || lead-0xC2 < 0xE0-0xC2 {
-		end = e.fastWord(s, i)
-	}
-	if end >= 0 {
+	if end := e.asciiWord(s, i); end >= 0 {
 		return end
 	}
 	c, n := e.peek(s, i)
@@ -213,14 +199,24 @@ func (e *Engine) pieceEnd(s string, i int) int {
 	return e.space(s, i)
 }
 
-// asciiWord is fastWord for a piece of ASCII letters, in one pass: an
-// ASCII letter, or an ASCII [^\r\n\p{L}\p{N}] and then an ASCII letter,
-// where the run of ASCII letters that follows ends at an ASCII character or
-// the end of s. It returns -2 if the letters run into a character that is
-// not ASCII, and -1 for any other piece. The run is [A-Z]*[a-z]*
-// (it stops at an upper-case letter after a lower-case one); with a
-// lower-case letter alternative 1 takes it all (in ASCII no letter is of
-// both classes), without one alternative 2 does (see fastWord).
+// asciiWord is pieceEnd for the commonest pieces, words of ASCII letters,
+// in one pass: an ASCII letter, or an ASCII [^\r\n\p{L}\p{N}] (a space, a
+// tab, punctuation) and then an ASCII letter, where the run of ASCII
+// letters that follows ends at an ASCII character or the end of s. It
+// returns -1 for any other piece, which the general path takes. The run
+// is [A-Z]*[a-z]* (it stops at an upper-case letter after a lower-case
+// one), and then:
+//
+//   - With a lower-case letter, alternative 1 matches at once, with the
+//     optional character taken (the regex tries that first): [A-Z]* takes
+//     the upper-case letters and [a-z]+ the lower-case ones, and the next
+//     character, not a lower-case letter, ends it; in ASCII no letter is
+//     of both classes.
+//   - Without one, alternative 1 cannot match, with the optional character
+//     or without it (which starts at a character that is no letter), and
+//     alternative 2 takes the optional character and the letters.
+//
+// Both then take a contraction if one follows, as word does.
 func (e *Engine) asciiWord(s string, i int) int {
 	j := i
 	if c := s[i]; c >= utf8.RuneSelf {
@@ -238,117 +234,10 @@ func (e *Engine) asciiWord(s string, i int) int {
 	for k < len(s) && s[k]-'a' < 26 {
 		k++
 	}
-	switch {
-	case k == j:
-		return -1 // no letter
-	case k < len(s) && s[k] >= utf8.RuneSelf:
-		return -2 // a character that may be a letter follows
+	if k == j || k < len(s) && s[k] >= utf8.RuneSelf {
+		return -1 // no letter, or a character that may be one follows
 	}
 	return e.contraction(s, k)
-}
-
-// fastWord is pieceEnd for the commonest pieces, words of ASCII and
-// two-byte characters (Latin, Greek, Cyrillic, Armenian, Hebrew, Arabic):
-// it follows word for a piece that starts with a letter that is not also a
-// [^\r\n\p{L}\p{N}] (not a mark), or with a [^\r\n\p{L}\p{N}] that is
-// no letter (a space, a tab, punctuation), reading classes only through
-// class2. It returns -1 if the piece is no such word, and -2 if it meets a
-// character of three or four bytes or invalid UTF-8 before it knows;
-// pieceEnd then takes the general path from the start.
-//
-// The two starts are where word's four attempts reduce to two. A letter
-// that is no [^\r\n\p{L}\p{N}] cannot be the optional character, so
-// only the attempts without it remain. A [^\r\n\p{L}\p{N}] that is no
-// letter makes the attempts without it fail at once, and only those with
-// it remain.
-func (e *Engine) fastWord(s string, i int) int {
-	f, n := e.class2(s, i)
-	start := i
-	switch {
-	case n < 0:
-		return -2
-	case f&fPre == 0 && f&(fUpper|fLower) != 0:
-	case f&fPre != 0 && f&(fUpper|fLower) == 0:
-		start = i + n // the optional character
-	default:
-		return -1
-	}
-	end := e.fastUpperLower(s, start)
-	if end == -1 {
-		end = e.fastUpperThenLower(s, start)
-	}
-	if end < 0 {
-		return end
-	}
-	return e.contraction(s, end)
-}
-
-// class2 returns the class flags and the size of the character at s[k] if
-// it is ASCII or a valid character of two bytes; 0, 0 at the end of s; and
-// 0, -1 otherwise.
-func (e *Engine) class2(s string, k int) (uint8, int) {
-	if k >= len(s) {
-		return 0, 0
-	}
-	if c := s[k]; c < utf8.RuneSelf {
-		return asciiFlags[c], 1
-	} else if c-0xC2 < 0xE0-0xC2 && k+1 < len(s) && s[k+1]&0xC0 == 0x80 {
-		return e.flags2[uint(c&0x1F)<<6|uint(s[k+1]&0x3F)], 2
-	}
-	return 0, -1
-}
-
-// fastUpperLower is upperLower through class2: the end of the match, -1
-// if there is none, or -2 if class2 could not tell.
-func (e *Engine) fastUpperLower(s string, k int) int {
-	lastBoth := -1
-	for {
-		f, n := e.class2(s, k)
-		if n < 0 {
-			return -2
-		}
-		if f&fUpper == 0 {
-			if f&fLower == 0 {
-				return lastBoth
-			}
-			for f&fLower != 0 {
-				k += n
-				if f, n = e.class2(s, k); n < 0 {
-					return -2
-				}
-			}
-			return k
-		}
-		k += n
-		if f&fLower != 0 {
-			lastBoth = k
-		}
-	}
-}
-
-// fastUpperThenLower is upperThenLower through class2: the end of the
-// match, -1 if there is none, or -2 if class2 could not tell.
-func (e *Engine) fastUpperThenLower(s string, k int) int {
-	f, n := e.class2(s, k)
-	if n < 0 {
-		return -2
-	}
-	if f&fUpper == 0 {
-		return -1
-	}
-	for f&fUpper != 0 {
-		k += n
-		if f, n = e.class2(s, k); n < 0 {
-			return -2
-		}
-	}
-	for f&fLower != 0 {
-		k += n
-		if f, n = e.class2(s, k); n < 0 {
-			return -2
-		}
-	}
-	return k
 }
 
 // punct finishes alternative 4 after its first [^\s\p{L}\p{N}] character,
@@ -443,7 +332,10 @@ func (e *Engine) word(s string, i int, c uint8, n int) int {
 func (e *Engine) upperLower(s string, i int) int {
 	lastBoth := -1
 	for i < len(s) {
-		c, n := e.peek(s, i)
+		c, n := e.class2(s, i)
+		if n < 0 {
+			c, n = e.peekSlow(s, i)
+		}
 		if c&fUpper == 0 {
 			if c&fLower != 0 {
 				return e.acceptRun(s, i+n, fLower)
