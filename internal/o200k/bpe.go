@@ -67,20 +67,29 @@ func (e *Engine) appendPiece(dst []uint32, p string, w **work) []uint32 {
 			return append(dst, e.bytes[a], e.bytes[b])
 		}
 	default:
-		if r := e.lookup(p); r != none {
-			if endsValid(p) {
-				return append(dst, r)
-			}
-			break
-		}
-		if *w == nil {
-			*w = e.getWork()
-		}
-		if out, ok := e.bpe(dst, p, *w); ok {
+		if out, ok := e.appendMerged(dst, p, w); ok {
 			return out
 		}
 	}
 	return e.appendInvalid(dst, p, w)
+}
+
+// appendMerged appends the ranks of p (len(p) >= 2): its token if it is
+// one, else its merge, and reports true; or reports false, with dst as it
+// was, if p is not valid UTF-8. It never calls appendInvalid, which calls
+// it: a cycle would make escape analysis take dst as escaping (and a
+// caller's array with it).
+func (e *Engine) appendMerged(dst []uint32, p string, w **work) ([]uint32, bool) {
+	if r := e.lookup(p); r != none {
+		if endsValid(p) {
+			return append(dst, r), true
+		}
+		return dst, false
+	}
+	if *w == nil {
+		*w = e.getWork()
+	}
+	return e.bpe(dst, p, *w)
 }
 
 // bpe appends the merged ranks of p, len(p) >= 2, and reports true; or
@@ -149,12 +158,11 @@ func (e *Engine) putWork(w *work) {
 // left and right, which are p, or none. The hot loops ask memoGet and call
 // pairRankMiss themselves, so that a hit costs no call.
 func (e *Engine) pairRank(w *work, left, right uint32, p string) uint32 {
-	key := uint64(left)<<18 | uint64(right)
-	slot := &w.memo[(key*0x9E3779B97F4A7C15)>>(64-memoBits)]
-	if v := *slot; v>>20 == key+1 {
-		return uint32(v&memoRank) - 1
+	slot, key, r, hit := w.memoGet(left, right)
+	if !hit {
+		r = e.pairRankMiss(slot, key, p)
 	}
-	return e.pairRankMiss(slot, key, p)
+	return r
 }
 
 // pairRankMiss is pairRank when the memo does not know the pair.
@@ -309,6 +317,10 @@ func (e *Engine) mergeSegment(dst []uint32, s string, m int, w *work) []uint32 {
 	return e.mergeSmall(dst, s, w, parts)
 }
 
+// inlinePairs is the most pairs whose least mergeSmall finds with a plain
+// loop: up to there it is cheaper than a call of minPair.
+const inlinePairs = 12
+
 // mergeSmall does bpeSmall's merges on its m = len(parts)-1 parts.
 func (e *Engine) mergeSmall(dst []uint32, p string, w *work, parts []uint64) []uint32 {
 	const startMask = 1<<startBits - 1
@@ -316,7 +328,7 @@ func (e *Engine) mergeSmall(dst []uint32, p string, w *work, parts []uint64) []u
 	id := func(j int) uint32 { return uint32(parts[j]) >> startBits }
 	for m := len(parts) - 1; m > 1; m-- {
 		var best uint64
-		if m <= 13 {
+		if m-1 <= inlinePairs {
 			best = ^uint64(0)
 			for k, v := range parts[:m-1] {
 				best = min(best, v>>32<<8|uint64(k))

@@ -294,15 +294,8 @@ func (e *Engine) appendInvalid(dst []uint32, p string, w **work) []uint32 {
 	}
 	buf := appendReplaced((*w).repl[:0], p)
 	(*w).repl = buf
-	// The replaced piece is valid and at least 3 bytes long (U+FFFD), so
-	// it is merged as appendPiece would merge it; calling appendPiece
-	// itself would make the two functions recursive, which escape
-	// analysis takes as dst escaping (and a caller's array with it).
-	r := unsafe.String(unsafe.SliceData(buf), len(buf))
-	if t := e.lookup(r); t != none {
-		return append(dst, t)
-	}
-	dst, _ = e.bpe(dst, r, *w)
+	// The replaced piece is valid and at least 3 bytes long (U+FFFD).
+	dst, _ = e.appendMerged(dst, unsafe.String(unsafe.SliceData(buf), len(buf)), w)
 	return dst
 }
 
