@@ -350,22 +350,10 @@ func (e *Encoding) tokenBytes(t Token) (b []byte, ok bool) {
 	return nil, false
 }
 
-// appendTokenBytes appends the bytes of t to dst without allocating. With
-// spill, it may also write past them within dst's capacity (see
-// o200k.Engine.AppendTokenBytes): only for a buffer whose spare room
-// nobody else reads.
-func (e *Encoding) appendTokenBytes(dst []byte, t Token, spill bool) ([]byte, bool) {
-	if spill {
-		if dst, ok := e.encoder.AppendTokenBytes(dst, uint32(t)); ok {
-			return dst, true
-		}
-	} else if b := e.encoder.TokenBytes(uint32(t)); b != nil {
-		return append(dst, b...), true
-	}
-	if IsSpecial(t) {
-		return append(dst, specialBytes[t-FirstSpecialToken]...), true
-	}
-	return dst, false
+// appendTokenBytes appends the bytes of t to dst without allocating.
+func (e *Encoding) appendTokenBytes(dst []byte, t Token) ([]byte, bool) {
+	b, ok := e.tokenBytes(t)
+	return append(dst, b...), ok
 }
 
 // IsSpecial reports whether t is a special token of the encoding.
@@ -386,12 +374,20 @@ func (e *Encoding) AppendBytes(dst []byte, tokens []Token) ([]byte, error) {
 	return e.appendBytes(dst, tokens, false)
 }
 
-// appendBytes is AppendBytes, and with spill may write past the bytes it
-// appends (see appendTokenBytes).
+// appendBytes is AppendBytes; with spill it copies ranks with
+// o200k.Engine.AppendTokenBytes, which may write past the bytes it appends
+// within dst's capacity: only for a buffer whose spare room nobody else
+// reads.
 func (e *Encoding) appendBytes(dst []byte, tokens []Token, spill bool) ([]byte, error) {
 	for i, t := range tokens {
+		if spill {
+			if d, ok := e.encoder.AppendTokenBytes(dst, uint32(t)); ok {
+				dst = d
+				continue
+			}
+		}
 		var ok bool
-		if dst, ok = e.appendTokenBytes(dst, t, spill); !ok {
+		if dst, ok = e.appendTokenBytes(dst, t); !ok {
 			return dst, &DecodeError{Index: i, Token: t, Err: ErrUnknownToken}
 		}
 	}

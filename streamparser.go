@@ -352,7 +352,7 @@ func (p *StreamParser) headerTextLossy() string {
 	b := p.hdrBuf[:0]
 	for _, t := range p.header {
 		var ok bool
-		if b, ok = p.enc.appendTokenBytes(b, t, true); !ok {
+		if b, ok = p.enc.appendTokenBytes(b, t); !ok {
 			p.dropped++
 		}
 	}
@@ -369,7 +369,7 @@ func (p *StreamParser) headerText() (string, error) {
 	b := p.hdrBuf[:0]
 	for _, t := range p.header {
 		var ok bool
-		if b, ok = p.enc.appendTokenBytes(b, t, true); !ok {
+		if b, ok = p.enc.appendTokenBytes(b, t); !ok {
 			return "", fmt.Errorf("%w %d in the header", ErrUnknownToken, t)
 		}
 	}
@@ -404,9 +404,9 @@ func (p *StreamParser) decodeContent(t Token) error {
 	}
 	p.reserve(len(b) + 3*len(p.pending) + len(utf8x.Replacement))
 	start := len(p.arena)
-	if len(p.pending) == 0 && (isWholeUTF8(p.whole, t) || IsSpecial(t)) {
-		// A token that is whole characters: here a special token that
-		// lenient mode keeps as text (Process takes whole ranks itself).
+	if len(p.pending) == 0 && IsSpecial(t) {
+		// A special token that lenient mode keeps as text: whole
+		// characters. (Process takes the ranks that are.)
 		p.arena = append(p.arena, b...)
 	} else {
 		p.pending = append(p.pending, b...)
