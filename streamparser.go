@@ -438,45 +438,17 @@ func (p *StreamParser) decodeContent(t Token) error {
 // never handed out) and the caller takes those n tokens through Process.
 // The last delta is left as Process would leave it.
 func (p *StreamParser) contentRun(toks []Token) (n int, ok bool) {
-	eng, whole, arena := p.enc.encoder, p.whole, p.arena
+	eng, arena := p.enc.encoder, p.arena
 	start := len(arena)
 	arena = append(arena, p.pending...)
-	// Whole tokens are valid and end on a character boundary, so the run is
-	// valid iff each stretch of other tokens (with the pending bytes before
-	// the first) is: only those are checked.
-	seg, last, valid := -1, 0, true
-	if len(p.pending) > 0 {
-		seg = start
-	}
-	for _, t := range toks {
-		if cap(arena)-len(arena) < maxTokenBytes {
-			break // Process makes a new block
-		}
-		next, ok := eng.AppendTokenBytes(arena, uint32(t))
-		if !ok {
-			break
-		}
-		last = len(arena)
-		if !isWholeUTF8(whole, t) {
-			if seg < 0 {
-				seg = last
-			}
-		} else if seg >= 0 {
-			valid = valid && utf8.Valid(arena[seg:last])
-			seg = -1
-		}
-		arena = next
-		n++
-	}
+	arena, n = eng.AppendTokensBytes(arena, tokenIDs(toks))
 	if n == 0 {
 		return 0, true
 	}
-	if seg >= 0 {
-		valid = valid && utf8.Valid(arena[seg:])
-	}
-	if !valid {
+	if !p.runValid(arena[start:], toks[:n]) {
 		return n, false
 	}
+	last := len(arena) - eng.TokenLen(uint32(toks[n-1]))
 	for last > start && !utf8.RuneStart(arena[last]) {
 		last-- // the last token's delta starts with the character it completes
 	}
@@ -486,6 +458,51 @@ func (p *StreamParser) contentRun(toks []Token) (n int, ok bool) {
 	p.index += n
 	p.errState = StateContent
 	return n, true
+}
+
+// tokenIDs views tokens as the engine's ids.
+func tokenIDs(toks []Token) []uint32 {
+	return unsafe.Slice((*uint32)(unsafe.SliceData(toks)), len(toks))
+}
+
+// runValid reports whether run, the pending bytes and then the bytes of
+// toks (ranks), is valid UTF-8. Tokens of whole characters are valid and
+// start and end on character boundaries, so it is iff each stretch of
+// other tokens (with the pending bytes before the first) is: only those
+// are checked, and only when there are any.
+func (p *StreamParser) runValid(run []byte, toks []Token) bool {
+	seg := -1 // where the stretch being passed over starts
+	if len(p.pending) > 0 {
+		seg = 0
+	} else if allWholeUTF8(p.whole, toks) {
+		return true
+	}
+	pos := len(p.pending)
+	for _, t := range toks {
+		if !isWholeUTF8(p.whole, t) {
+			if seg < 0 {
+				seg = pos
+			}
+		} else if seg >= 0 {
+			if !utf8.Valid(run[seg:pos]) {
+				return false
+			}
+			seg = -1
+		}
+		pos += p.enc.encoder.TokenLen(uint32(t))
+	}
+	return seg < 0 || utf8.Valid(run[seg:])
+}
+
+// allWholeUTF8 reports whether every token of toks is a rank whose bytes
+// are complete UTF-8, in whole (from wholeUTF8).
+func allWholeUTF8(whole []uint64, toks []Token) bool {
+	for _, t := range toks {
+		if !isWholeUTF8(whole, t) {
+			return false
+		}
+	}
+	return true
 }
 
 // finishMessage completes the message being read, as the reference does at a

@@ -193,6 +193,30 @@ func (e *Engine) AppendTokenBytes(dst []byte, id uint32) ([]byte, bool) {
 	return append(dst, e.blob[off:end]...), true
 }
 
+// AppendTokensBytes appends the bytes of the leading ids of ids to dst, as
+// AppendTokenBytes appends each (so it may write up to 15 bytes past them
+// within dst's capacity), in one loop: up to the first id that is not a
+// rank, or while dst has room for any token and the 16-byte word after it.
+// It returns dst and how many ids it took.
+func (e *Engine) AppendTokensBytes(dst []byte, ids []uint32) ([]byte, int) {
+	n, room := len(dst), cap(dst)-e.maxLen-16
+	base := unsafe.Pointer(unsafe.SliceData(dst))
+	blob, offsets := e.blob, e.offsets
+	for k, id := range ids {
+		if int(id) >= e.numRanks || n > room {
+			return dst[:n], k
+		}
+		off, end := int(offsets[id]), int(offsets[id+1])
+		if end-off <= 16 && off+16 <= len(blob) {
+			*(*[16]byte)(unsafe.Add(base, n)) = *(*[16]byte)(unsafe.Pointer(unsafe.StringData(blob[off:])))
+		} else {
+			copy(dst[n:cap(dst)], blob[off:end])
+		}
+		n += end - off
+	}
+	return dst[:n], len(ids)
+}
+
 // TokenLen returns the length in bytes of the token with the given id, or 0
 // if id is not a rank.
 func (e *Engine) TokenLen(id uint32) int {

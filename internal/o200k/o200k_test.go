@@ -780,3 +780,35 @@ func TestLongTextGrowth(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendTokensBytes appends runs of ranks in one call: the bytes must
+// be each rank's, after a prefix left as it was, up to the first id that is
+// not a rank or the first that dst may not have room for (its longest
+// token and the 16-byte word after it), and the count must say where it
+// stopped.
+func TestAppendTokensBytes(t *testing.T) {
+	e := mustLoad(t)
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 2000 {
+		ids := make([]uint32, 1+rng.IntN(40))
+		for i := range ids {
+			ids[i] = uint32(rng.IntN(e.NumRanks()))
+		}
+		if rng.IntN(4) == 0 {
+			ids[rng.IntN(len(ids))] = uint32(e.NumRanks()) + uint32(rng.IntN(100))
+		}
+		room := rng.IntN(600)
+		dst := append(make([]byte, 0, 3+room), "abc"...)
+		got, n := e.AppendTokensBytes(dst, ids)
+		want, k := []byte("abc"), 0
+		for _, id := range ids {
+			if int(id) >= e.NumRanks() || len(want) > cap(dst)-e.maxLen-16 {
+				break
+			}
+			want, k = append(want, e.TokenBytes(id)...), k+1
+		}
+		if n != k || !bytes.Equal(got, want) {
+			t.Fatalf("ids %v, room %d: took %d (%q), want %d (%q)", ids, room, n, got, k, want)
+		}
+	}
+}
