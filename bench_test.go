@@ -173,7 +173,7 @@ func BenchmarkRenderLarge(b *testing.B) { benchRender(b, largeConversationJSON()
 // and, as the peer, decodes them with tiktoken-go.
 func benchParse(b *testing.B, toks []Token) {
 	enc := mustEncoding(b)
-	text, err := enc.DecodeBytes(toks)
+	text, err := enc.AppendBytes(nil, toks)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func benchParse(b *testing.B, toks []Token) {
 		b.ReportAllocs()
 		b.SetBytes(size)
 		for b.Loop() {
-			if _, err := enc.DecodeBytes(toks); err != nil {
+			if _, err := enc.AppendBytes(nil, toks); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -255,7 +255,7 @@ func BenchmarkParseSmall(b *testing.B) {
 
 func BenchmarkParseLarge(b *testing.B) {
 	enc := mustEncoding(b)
-	toks, err := enc.RenderConversation(benchConversation(b, largeConversationJSON()), &RenderOptions{KeepAnalysis: true})
+	toks, err := enc.RenderConversation(benchConversation(b, largeConversationJSON()), &RenderOptions{Reasoning: ReasoningKeepAll})
 	if err != nil {
 		b.Fatal(err)
 	}

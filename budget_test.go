@@ -279,7 +279,7 @@ func randomConversation(r *rand.Rand, img string) (Conversation, map[int]int) {
 	if r.IntN(4) > 0 {
 		sys := NewSystemContent()
 		if r.IntN(2) == 0 {
-			sys = sys.WithPythonTool()
+			sys = sys.WithTools(PythonNamespace())
 		}
 		msgs = append(msgs, NewSystemMessage(sys))
 	}
@@ -452,7 +452,7 @@ func FuzzBudget(f *testing.F) {
 // result, no system or developer message dropped.
 func checkBudgetCase(t *testing.T, enc *Encoding, seed uint64, fraction, reserve, flags int) {
 	r := rand.New(rand.NewPCG(seed, 0))
-	policies := []*RenderOptions{nil, {Reasoning: ReasoningGuide}, {Reasoning: ReasoningKeepAll}, {KeepAnalysis: true, NormalizeSchemas: true}}
+	policies := []*RenderOptions{nil, {Reasoning: ReasoningGuide}, {Reasoning: ReasoningKeepAll}, {Reasoning: ReasoningKeepAll, NormalizeSchemas: true}}
 	opts := policies[uint(flags)%4]
 	img := ""
 	if flags&4 != 0 {
@@ -534,7 +534,7 @@ func budgetBenchConversation() Conversation {
 		}
 		return b.String()
 	}
-	msgs := []Message{NewSystemMessage(NewSystemContent().WithConversationStartDate("2025-06-28").WithBrowserTool()), budgetTools}
+	msgs := []Message{NewSystemMessage(NewSystemContent().WithConversationStartDate("2025-06-28").WithTools(BrowserNamespace())), budgetTools}
 	for range 1000 {
 		msgs = append(msgs,
 			NewTextMessage(RoleUser, text(250)),

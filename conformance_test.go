@@ -49,7 +49,10 @@ func caseRole(c *conformanceCase) Role {
 }
 
 func caseParseOptions(c *conformanceCase) *ParseOptions {
-	return &ParseOptions{Lenient: c.Lenient()}
+	if c.Lenient() {
+		return &ParseOptions{Mode: ParseLenient}
+	}
+	return &ParseOptions{}
 }
 
 // runRender renders a render case through the Go API.
@@ -58,7 +61,10 @@ func runRender(enc *Encoding, c *conformanceCase) ([]Token, error) {
 	if err := json.Unmarshal(c.Conversation, &conv); err != nil {
 		return nil, err
 	}
-	opts := &RenderOptions{KeepAnalysis: c.KeepAnalysis()}
+	opts := &RenderOptions{}
+	if c.KeepAnalysis() {
+		opts.Reasoning = ReasoningKeepAll
+	}
 	switch c.Op {
 	case "render":
 		return enc.RenderConversation(conv, opts)

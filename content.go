@@ -14,9 +14,9 @@ type ReasoningEffort string
 
 // The reasoning efforts, spelled as in the reference's JSON.
 const (
-	ReasoningLow    ReasoningEffort = "Low"
-	ReasoningMedium ReasoningEffort = "Medium"
-	ReasoningHigh   ReasoningEffort = "High"
+	EffortLow    ReasoningEffort = "Low"
+	EffortMedium ReasoningEffort = "Medium"
+	EffortHigh   ReasoningEffort = "High"
 )
 
 // ChannelConfig lists the channels the model may write to. With no channels,
@@ -76,7 +76,7 @@ const DefaultModelIdentity = "You are ChatGPT, a large language model trained by
 func NewSystemContent() SystemContent {
 	return SystemContent{
 		ModelIdentity:   DefaultModelIdentity,
-		ReasoningEffort: ReasoningMedium,
+		ReasoningEffort: EffortMedium,
 		KnowledgeCutoff: "2024-06",
 		ChannelConfig:   RequireChannels(ChannelAnalysis, ChannelCommentary, ChannelFinal),
 	}
@@ -119,12 +119,6 @@ func (s SystemContent) WithTools(ns ToolNamespaceConfig) SystemContent {
 	s.Tools = withNamespace(s.Tools, ns)
 	return s
 }
-
-// WithBrowserTool returns a copy of s with the built-in browser namespace.
-func (s SystemContent) WithBrowserTool() SystemContent { return s.WithTools(BrowserNamespace()) }
-
-// WithPythonTool returns a copy of s with the built-in python namespace.
-func (s SystemContent) WithPythonTool() SystemContent { return s.WithTools(PythonNamespace()) }
 
 // DeveloperContent is the content of a developer message: instructions,
 // tools and response formats. Its zero value renders nothing.

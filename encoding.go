@@ -82,40 +82,20 @@ var specialBytes = func() [][]byte {
 	return out
 }()
 
-// IsSpecial reports whether t is a special token of the encoding (including the
-// reserved ones). It is false for ids the encoding does not know.
-func IsSpecial(t Token) bool { return t >= FirstSpecialToken && t <= LastSpecialToken }
+// isSpecial reports whether t is a special token of the encoding (including
+// the reserved ones).
+func isSpecial(t Token) bool { return t >= FirstSpecialToken && t <= LastSpecialToken }
 
-// SpecialTokenName returns the text of special token t, such as "<|start|>",
-// and false if t is not a special token.
-func SpecialTokenName(t Token) (string, bool) {
-	if !IsSpecial(t) {
-		return "", false
-	}
-	return specialTable[t-FirstSpecialToken], true
-}
-
-// SpecialToken returns the id of the special token whose text is name, and
-// false if there is none.
+// SpecialToken returns the id of the special token whose text is name, such
+// as "<|start|>", and false if there is none.
 func SpecialToken(name string) (Token, bool) {
 	t, ok := specialByName[name]
 	return t, ok
 }
 
-// SpecialTokens returns the text of every special token, in id order.
-func SpecialTokens() []string { return append([]string(nil), specialTable...) }
-
-// IsStopToken reports whether t ends a message when sampling: <|return|>,
+// isStopToken reports whether t ends a message when sampling: <|return|>,
 // <|call|> or <|end|>.
-func IsStopToken(t Token) bool { return t == TokenReturn || t == TokenCall || t == TokenEnd }
-
-// StopTokens returns the tokens that end sampling of a message: <|return|>,
-// <|call|> and <|end|>.
-func StopTokens() []Token { return []Token{TokenReturn, TokenCall, TokenEnd} }
-
-// StopTokensForAssistantActions returns the tokens that end an assistant's
-// turn: <|return|> and <|call|>.
-func StopTokensForAssistantActions() []Token { return []Token{TokenReturn, TokenCall} }
+func isStopToken(t Token) bool { return t == TokenReturn || t == TokenCall || t == TokenEnd }
 
 // maxSpecialLen is the length of the longest special token's text,
 // "<|reserved_201088|>".
@@ -344,7 +324,7 @@ func (e *Encoding) tokenBytes(t Token) (b []byte, ok bool) {
 	if b := e.encoder.TokenBytes(uint32(t)); b != nil {
 		return b, true
 	}
-	if IsSpecial(t) {
+	if isSpecial(t) {
 		return specialBytes[t-FirstSpecialToken], true
 	}
 	return nil, false
@@ -356,21 +336,32 @@ func (e *Encoding) appendTokenBytes(dst []byte, t Token) ([]byte, bool) {
 	return append(dst, b...), ok
 }
 
-// IsSpecial reports whether t is a special token of the encoding.
-func (e *Encoding) IsSpecial(t Token) bool { return IsSpecial(t) }
+// IsSpecial reports whether t is a special token of the encoding (including
+// the reserved ones). It is false for ids the encoding does not know.
+func (e *Encoding) IsSpecial(t Token) bool { return isSpecial(t) }
 
 // StopTokens returns <|return|>, <|call|> and <|end|>: the tokens that end a
 // sampled message.
-func (e *Encoding) StopTokens() []Token { return StopTokens() }
+func (e *Encoding) StopTokens() []Token { return []Token{TokenReturn, TokenCall, TokenEnd} }
 
 // StopTokensForAssistantActions returns <|return|> and <|call|>: the tokens
-// that end an assistant's turn.
-func (e *Encoding) StopTokensForAssistantActions() []Token { return StopTokensForAssistantActions() }
+// that end an assistant's turn, the stop tokens of inference.
+func (e *Encoding) StopTokensForAssistantActions() []Token { return []Token{TokenReturn, TokenCall} }
 
-// AppendBytes appends the bytes of tokens to dst; a special token contributes
-// its text. An unknown id is a [*DecodeError] wrapping [ErrUnknownToken].
-// It writes nothing in dst's capacity past the bytes it appends.
+// AppendBytes appends the bytes of tokens to dst and returns the extended
+// slice; a special token contributes its text. An unknown id is a
+// [*DecodeError] wrapping [ErrUnknownToken]. The bytes need not be valid
+// UTF-8 (a character may be split across tokens): check with utf8.Valid
+// where that matters, or use [Encoding.Decode]. It writes nothing in dst's
+// capacity past the bytes it appends; AppendBytes(nil, tokens) is the
+// fastest way to the bytes.
 func (e *Encoding) AppendBytes(dst []byte, tokens []Token) ([]byte, error) {
+	if cap(dst)-len(dst) < len(tokens)*4 {
+		// A buffer of its own, whose spare room nobody else reads.
+		grown := make([]byte, len(dst), len(dst)+len(tokens)*4)
+		copy(grown, dst)
+		return e.appendBytes(grown, tokens, true)
+	}
 	return e.appendBytes(dst, tokens, false)
 }
 
@@ -394,31 +385,11 @@ func (e *Encoding) appendBytes(dst []byte, tokens []Token, spill bool) ([]byte, 
 	return dst, nil
 }
 
-// DecodeBytes returns the bytes of tokens, as [Encoding.AppendBytes] does, in
-// a buffer of its own (whose spare room it may write: no one else has it).
-func (e *Encoding) DecodeBytes(tokens []Token) ([]byte, error) {
-	return e.appendBytes(make([]byte, 0, len(tokens)*4), tokens, true)
-}
-
-// DecodeUTF8 returns the text of tokens, which must be valid UTF-8 (an
-// [*DecodeError] wrapping [ErrInvalidUTF8] otherwise, with the byte offset).
-func (e *Encoding) DecodeUTF8(tokens []Token) (string, error) {
-	b, err := e.DecodeBytes(tokens)
-	if err != nil {
-		return "", err
-	}
-	if !utf8.Valid(b) {
-		valid, _ := utf8x.Check(b)
-		return "", &DecodeError{Index: -1, Offset: valid, Err: ErrInvalidUTF8}
-	}
-	return string(b), nil
-}
-
 // Decode returns the text of tokens, replacing each invalid UTF-8 sequence by
 // U+FFFD as Python's errors="replace" does (lossy). Only an unknown id is an
-// error.
+// error. For the bytes as they are, use [Encoding.AppendBytes].
 func (e *Encoding) Decode(tokens []Token) (string, error) {
-	b, err := e.DecodeBytes(tokens)
+	b, err := e.appendBytes(make([]byte, 0, len(tokens)*4), tokens, true)
 	if err != nil {
 		return "", err
 	}

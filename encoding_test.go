@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/go-harmony/harmony/internal/vocab/embedded"
 	"github.com/stretchr/testify/assert"
@@ -60,26 +61,27 @@ func TestSpecialTokens(t *testing.T) {
 		{200007, "<|end|>"}, {200008, "<|message|>"}, {200012, "<|call|>"}, {200013, "<|reserved_200013|>"},
 		{200014, "<|reserved_200014|>"}, {201088, "<|reserved_201088|>"},
 	} {
-		if name, ok := SpecialTokenName(tt.id); !ok || name != tt.name {
-			t.Errorf("SpecialTokenName(%d) = %q, %v", tt.id, name, ok)
+		if name, err := mustEncoding(t).Decode([]Token{tt.id}); err != nil || name != tt.name {
+			t.Errorf("Decode(%d) = %q, %v", tt.id, name, err)
 		}
 		if id, ok := SpecialToken(tt.name); !ok || id != tt.id {
 			t.Errorf("SpecialToken(%q) = %d, %v", tt.name, id, ok)
 		}
 	}
-	if IsSpecial(199997) || IsSpecial(201089) || !IsSpecial(200006) {
+	if enc := mustEncoding(t); enc.IsSpecial(199997) || enc.IsSpecial(201089) || !enc.IsSpecial(200006) {
 		t.Error("IsSpecial bounds")
 	}
-	if len(SpecialTokens()) != 1091 {
-		t.Errorf("%d special tokens", len(SpecialTokens()))
+	if n := len(specialTable); n != 1091 {
+		t.Errorf("%d special tokens", n)
 	}
 	if _, ok := SpecialToken("<|refusal|>"); ok {
 		t.Error("<|refusal|> has no token in o200k_harmony")
 	}
-	if got := StopTokens(); !reflect.DeepEqual(got, []Token{200002, 200012, 200007}) {
+	enc := mustEncoding(t)
+	if got := enc.StopTokens(); !reflect.DeepEqual(got, []Token{200002, 200012, 200007}) {
 		t.Errorf("StopTokens %v", got)
 	}
-	if got := StopTokensForAssistantActions(); !reflect.DeepEqual(got, []Token{200002, 200012}) {
+	if got := enc.StopTokensForAssistantActions(); !reflect.DeepEqual(got, []Token{200002, 200012}) {
 		t.Errorf("StopTokensForAssistantActions %v", got)
 	}
 }
@@ -115,22 +117,27 @@ func TestDecode(t *testing.T) {
 	enc := mustEncoding(t)
 	text := "héllo 🌍 <|start|> 世界"
 	toks := enc.EncodeOrdinary(text)
-	if s, err := enc.DecodeUTF8(toks); err != nil || s != text {
-		t.Errorf("DecodeUTF8 = %q, %v", s, err)
+	if s, err := enc.Decode(toks); err != nil || s != text {
+		t.Errorf("Decode = %q, %v", s, err)
 	}
-	if s, err := enc.DecodeUTF8([]Token{TokenStart, 200014}); err != nil || s != "<|start|><|reserved_200014|>" {
+	if s, err := enc.Decode([]Token{TokenStart, 200014}); err != nil || s != "<|start|><|reserved_200014|>" {
 		t.Errorf("specials decode to their text: %q, %v", s, err)
 	}
 	var de *DecodeError
-	if _, err := enc.DecodeUTF8([]Token{24912, 99999999}); !errors.As(err, &de) || de.Index != 1 || !errors.Is(err, ErrUnknownToken) {
+	if _, err := enc.Decode([]Token{24912, 99999999}); !errors.As(err, &de) || de.Index != 1 || !errors.Is(err, ErrUnknownToken) {
 		t.Errorf("unknown id: %v", err)
 	}
-	if _, err := enc.DecodeUTF8([]Token{132990, 9552}); !errors.Is(err, ErrInvalidUTF8) {
-		t.Errorf("invalid UTF-8: %v", err)
+	// A character split across tokens: AppendBytes gives the bytes as they
+	// are, Decode a U+FFFD for the part.
+	if raw, err := enc.AppendBytes([]byte("x"), []Token{9552}); err != nil || utf8.Valid(raw) || raw[0] != 'x' {
+		t.Errorf("AppendBytes of a partial character: % x, %v", raw, err)
 	}
-	b, err := enc.DecodeBytes([]Token{9552})
+	if s, err := enc.Decode([]Token{132990, 9552}); err != nil || s != "Chicken \uFFFD" {
+		t.Errorf("invalid UTF-8: %q, %v", s, err)
+	}
+	b, err := enc.AppendBytes(nil, []Token{9552})
 	if err != nil || len(b) == 0 {
-		t.Fatalf("DecodeBytes: %v", err)
+		t.Fatalf("AppendBytes: %v", err)
 	}
 	// Lossy decoding replaces each maximal invalid sequence once, as Python does.
 	if s, err := enc.Decode([]Token{9552, 24912}); err != nil || s != " \uFFFDhello" {
@@ -218,12 +225,12 @@ func TestEncodingCachesBounded(t *testing.T) {
 
 // TestAppendBytesKeepsSpareRoom checks that AppendBytes writes nothing in
 // dst's capacity past what it appends, so that a caller may decode into
-// parts of one buffer (DecodeBytes, whose buffer is its own, may).
+// parts of one buffer (AppendBytes into a buffer of its own may).
 func TestAppendBytesKeepsSpareRoom(t *testing.T) {
 	enc := mustEncoding(t)
 	toks := enc.EncodeOrdinary("hi, 世界 ok")
 	toks = append(toks, TokenStart)
-	want, err := enc.DecodeBytes(toks)
+	want, err := enc.AppendBytes(nil, toks)
 	require.NoError(t, err)
 	const rest = "0123456789abcdefghijklmnopqrstuvwxyz0123456789"
 	buf := []byte(strings.Repeat("-", len(want)) + rest)

@@ -67,17 +67,13 @@ func (e *EncodeError) Unwrap() error { return e.Err }
 
 // DecodeError reports tokens that cannot be decoded.
 type DecodeError struct {
-	Index  int   // index of the offending token, or -1
-	Token  Token // the offending token, when Index >= 0
-	Offset int   // byte offset of invalid UTF-8, when Index < 0
-	Err    error // ErrUnknownToken or ErrInvalidUTF8
+	Index int   // index of the offending token
+	Token Token // the offending token
+	Err   error // ErrUnknownToken
 }
 
 // Error describes the problem, starting with "harmony: ".
 func (e *DecodeError) Error() string {
-	if e.Index < 0 {
-		return fmt.Sprintf("harmony: decode: %v at byte %d", e.Err, e.Offset)
-	}
 	return fmt.Sprintf("harmony: decode: %v %d at index %d", e.Err, e.Token, e.Index)
 }
 

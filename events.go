@@ -75,6 +75,6 @@ func (p *StreamParser) Events() []Event {
 }
 
 // Dropped returns how many tokens, header words and recipients recovery
-// ([ParseOptions].Recover) has dropped since the parser was created or reset:
+// ([ParseRecover]) has dropped since the parser was created or reset:
 // a count for a server's warnings, zero for well-formed output.
 func (p *StreamParser) Dropped() int { return p.dropped }

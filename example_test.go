@@ -38,7 +38,7 @@ func ExampleEncoding_RenderConversationForCompletion() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	text, _ := enc.DecodeUTF8(tokens)
+	text, _ := enc.Decode(tokens)
 	fmt.Println(text)
 	// Output:
 	// <|start|>system<|message|>You are ChatGPT, a large language model trained by OpenAI.
@@ -127,11 +127,11 @@ func ExampleEncoding_RenderConversationForTraining() {
 		harmony.NewTextMessage(harmony.RoleAssistant, "Trivial.").WithChannel(harmony.ChannelAnalysis),
 		harmony.NewTextMessage(harmony.RoleAssistant, "4").WithChannel(harmony.ChannelFinal),
 	)
-	tokens, err := enc.RenderConversationForTraining(conv, &harmony.RenderOptions{KeepAnalysis: true})
+	tokens, err := enc.RenderConversationForTraining(conv, &harmony.RenderOptions{Reasoning: harmony.ReasoningKeepAll})
 	if err != nil {
 		log.Fatal(err)
 	}
-	text, _ := enc.DecodeUTF8(tokens)
+	text, _ := enc.Decode(tokens)
 	fmt.Println(text)
 	// Output:
 	// <|start|>user<|message|>2+2?<|end|><|start|>assistant<|channel|>analysis<|message|>Trivial.<|end|><|start|>assistant<|channel|>final<|message|>4<|return|>
@@ -157,7 +157,7 @@ func ExampleEncoding_RenderConversationWithinBudget() {
 	if err != nil {
 		log.Fatal(err) // a *harmony.BudgetError when even the last turn does not fit
 	}
-	text, _ := enc.DecodeUTF8(tokens)
+	text, _ := enc.Decode(tokens)
 	fmt.Println(text)
 	fmt.Printf("%d tokens (%d in full), elided %v, %d turns dropped\n", report.Tokens, report.FullTokens, report.Elided, report.DroppedTurns)
 

@@ -86,14 +86,14 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		toks := tokensFromBytes(data)
 		for _, role := range []Role{"", RoleAssistant, RoleTool} {
-			for _, opts := range []*ParseOptions{{}, {Lenient: true}, {Recover: true}, {Recover: true, Namespaces: []string{"container"}}} {
+			for _, opts := range []*ParseOptions{{}, {Mode: ParseLenient}, {Mode: ParseRecover}, {Mode: ParseRecover, Namespaces: []string{"container"}}} {
 				batch := batchParse(enc, toks, role, opts)
 				p, err := enc.NewStreamParser(role, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
 				stream, _ := streamParse(enc, p, toks)
-				if opts.Recover && batch.errAt >= 0 {
+				if opts.Mode == ParseRecover && batch.errAt >= 0 {
 					t.Fatalf("role %q %+v: recovery failed at %d", role, *opts, batch.errAt)
 				}
 				if batch.errAt >= 0 {
@@ -124,12 +124,12 @@ func FuzzParse(f *testing.F) {
 // header can never say more than its fields).
 func checkHeaderForms(t *testing.T, enc *Encoding, toks []Token) {
 	t.Helper()
-	for _, opts := range []*ParseOptions{{KeepHeaders: true}, {KeepHeaders: true, Recover: true}} {
+	for _, opts := range []*ParseOptions{{KeepHeaders: true}, {KeepHeaders: true, Mode: ParseRecover}} {
 		kept, err := enc.ParseCompletion(toks, "", opts)
 		if err != nil {
 			continue
 		}
-		plain, _ := enc.ParseCompletion(toks, "", &ParseOptions{Recover: opts.Recover})
+		plain, _ := enc.ParseCompletion(toks, "", &ParseOptions{Mode: opts.Mode})
 		for i := range plain {
 			plain[i].Header = kept[i].Header
 		}
@@ -271,7 +271,7 @@ func FuzzRenderParse(f *testing.F) {
 		if ch2 != "" {
 			msgs = append(msgs, NewTextMessage(RoleAssistant, text2).WithChannel(ch2))
 		}
-		toks, err := enc.RenderConversation(NewConversation(msgs...), &RenderOptions{KeepAnalysis: true})
+		toks, err := enc.RenderConversation(NewConversation(msgs...), &RenderOptions{Reasoning: ReasoningKeepAll})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -73,7 +73,7 @@ func TestReferenceGoldenRenders(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := enc.DecodeUTF8(toks)
+			got, err := enc.Decode(toks)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +124,7 @@ func TestReferenceGoldenParses(t *testing.T) {
 	t.Run("tool_response_parsing", func(t *testing.T) {
 		text := readGolden(t, "test_tool_response_parsing.txt")
 		toks := enc.EncodeWithSpecialTokens(text)
-		if back, _ := enc.DecodeUTF8(toks); back != text {
+		if back, _ := enc.Decode(toks); back != text {
 			t.Fatalf("decode(encode(text)) = %q, want %q", back, text)
 		}
 		got, err := enc.ParseCompletion(toks, "", nil)

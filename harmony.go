@@ -66,12 +66,13 @@
 // completed, its content grew, it ended — so that a server is driven by
 // events, the shape of x/net/html's tokenizer.
 //
-// Parsing is strict by default, as the reference's is; [ParseOptions].Lenient
-// recovers a header cut short by a stop token as a message, as the
-// reference's non-strict mode does. [ParseOptions].Recover is for servers:
-// it never fails, and reads the malformed output real gpt-oss models write
-// by rules listed on the option, choosing reasoning over final content
-// wherever it must guess, so that chain of thought never becomes the answer.
+// Parsing is strict by default, as the reference's is. [ParseOptions].Mode
+// climbs a ladder: [ParseLenient] recovers a header cut short by a stop
+// token as a message, as the reference's non-strict mode does;
+// [ParseRecover] is for servers: it never fails, and reads the malformed
+// output real gpt-oss models write by rules listed on it, choosing
+// reasoning over final content wherever it must guess, so that chain of
+// thought never becomes the answer.
 //
 // Errors are typed ([*ParseError], [*RenderError], [*DecodeError],
 // [*EncodeError], [*JSONError], [*SchemaError]), wrap sentinel errors usable

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/go-harmony/harmony/internal/testsupport/conformance"
 	"github.com/go-harmony/harmony/internal/testsupport/wild"
@@ -36,7 +37,7 @@ func sampledAsHistory(enc *Encoding, toks []Token, role Role, last *Message) []T
 		}
 		out = append(out, t)
 	}
-	if n := len(out); n > 0 && !IsStopToken(out[n-1]) && last != nil {
+	if n := len(out); n > 0 && !isStopToken(out[n-1]) && last != nil {
 		if last.Role == RoleAssistant && last.Recipient != "" {
 			out = append(out, TokenCall)
 		} else {
@@ -64,7 +65,7 @@ func wellFormed(enc *Encoding, toks []Token, msgs []Message) bool {
 		switch {
 		case t == TokenMessage && !inContent:
 			inContent, start = true, k+1
-		case inContent && IsStopToken(t):
+		case inContent && isStopToken(t):
 			if i >= len(msgs) {
 				return false
 			}
@@ -72,16 +73,16 @@ func wellFormed(enc *Encoding, toks []Token, msgs []Message) bool {
 			if call != (t == TokenCall) {
 				return false
 			}
-			if _, err := enc.DecodeUTF8(toks[start:k]); err != nil {
+			if b, err := enc.AppendBytes(nil, toks[start:k]); err != nil || !utf8.Valid(b) {
 				return false // bytes that are no UTF-8 are U+FFFD in the text
 			}
 			i, inContent = i+1, false
-		case inContent && IsSpecial(t):
+		case inContent && isSpecial(t):
 			return false
 		}
 	}
 	if inContent {
-		if _, err := enc.DecodeUTF8(toks[start:]); err != nil {
+		if b, err := enc.AppendBytes(nil, toks[start:]); err != nil || !utf8.Valid(b) {
 			return false // cut off inside a character
 		}
 	}
@@ -196,7 +197,7 @@ func TestGuideExamplesUnderGuidePolicy(t *testing.T) {
 	render := func(msgs []Message) string {
 		toks, err := enc.RenderConversationForCompletion(NewConversation(msgs...), RoleAssistant, &RenderOptions{Reasoning: ReasoningGuide})
 		require.NoError(t, err)
-		s, err := enc.DecodeUTF8(toks)
+		s, err := enc.Decode(toks)
 		require.NoError(t, err)
 		return s
 	}

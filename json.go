@@ -525,11 +525,11 @@ func (r *ReasoningEffort) UnmarshalJSON(data []byte) error {
 	}
 	switch *s {
 	case "Low", "low":
-		*r = ReasoningLow
+		*r = EffortLow
 	case "Medium", "medium":
-		*r = ReasoningMedium
+		*r = EffortMedium
 	case "High", "high":
-		*r = ReasoningHigh
+		*r = EffortHigh
 	default:
 		return &JSONError{Path: "$", Err: fmt.Errorf("%w %q", ErrUnknownReasoningEffort, *s)}
 	}

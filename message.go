@@ -1,7 +1,5 @@
 package harmony
 
-import "fmt"
-
 // Role is the role of a message's author.
 type Role string
 
@@ -13,14 +11,6 @@ const (
 	RoleAssistant Role = "assistant"
 	RoleTool      Role = "tool"
 )
-
-// ParseRole returns the Role named s, or an error wrapping [ErrUnknownRole].
-func ParseRole(s string) (Role, error) {
-	if r := Role(s); r.Valid() {
-		return r, nil
-	}
-	return "", fmt.Errorf("harmony: %w %q", ErrUnknownRole, s)
-}
 
 // Valid reports whether r is one of the five roles of the format.
 func (r Role) Valid() bool {

@@ -366,8 +366,8 @@ func TestNormalizeTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	textA, _ := enc.DecodeUTF8(a)
-	textB, _ := enc.DecodeUTF8(b)
+	textA, _ := enc.Decode(a)
+	textB, _ := enc.Decode(b)
 	if !strings.Contains(textA, "q?: any,") || !strings.Contains(textB, "q?: string | null,") {
 		t.Errorf("rendered:\n%s\n---\n%s", textA, textB)
 	}
@@ -439,8 +439,8 @@ func TestRenderNormalizeSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, _ := enc.DecodeUTF8(plain)
-	n, _ := enc.DecodeUTF8(norm)
+	p, _ := enc.Decode(plain)
+	n, _ := enc.Decode(norm)
 	if !strings.Contains(p, "unit?: any,") || !strings.Contains(n, `unit?: "c" | "f" | null,`) {
 		t.Errorf("plain:\n%s\nnormalized:\n%s", p, n)
 	}

@@ -6,22 +6,29 @@ import (
 	"unicode"
 )
 
-// ParseOptions control parsing. The zero value (and a nil *ParseOptions) is the
-// reference's default: strict.
-type ParseOptions struct {
-	// Lenient turns on the reference's non-strict mode: a stop token in a
+// ParseMode says what a parser does with malformed output. The modes form a
+// ladder: each reads well-formed output exactly as the one before it does,
+// and accepts more.
+type ParseMode uint8
+
+const (
+	// ParseStrict, the zero value, is the reference's default: malformed
+	// output is a [*ParseError].
+	ParseStrict ParseMode = iota
+
+	// ParseLenient is the reference's non-strict mode: a stop token in a
 	// header (a message cut short before <|message|>) ends that message
 	// instead of becoming part of its header. When the parser was told the
 	// role of the first message, that header is kept as a message whose
 	// content is whatever followed the header fields; a later message cut
 	// short is dropped, exactly as the reference drops it. An unknown token
 	// id in content becomes U+FFFD and the rest of the message is kept.
-	Lenient bool
+	ParseLenient
 
-	// Recover turns on recovery of malformed model output, the mode a
-	// server should use. It parses well-formed output exactly as strict
-	// mode does and never fails; where output is malformed it applies
-	// these rules, each in one place:
+	// ParseRecover recovers malformed model output: the mode a server
+	// should use. It parses well-formed output exactly as ParseStrict does
+	// and never fails; where output is malformed it applies these rules,
+	// each in one place:
 	//
 	//   - A <|start|> inside a header or content, or a <|channel|> inside
 	//     content or between messages, starts a new message (after
@@ -52,10 +59,40 @@ type ParseOptions struct {
 	//     repaired as in content.
 	//
 	// Everything dropped is counted in [StreamParser.Dropped].
-	Recover bool
+	ParseRecover
+)
+
+var parseModeNames = [...]string{ParseStrict: "strict", ParseLenient: "lenient", ParseRecover: "recover"}
+
+// String returns the mode's name: "strict", "lenient" or "recover".
+func (m ParseMode) String() string {
+	if int(m) < len(parseModeNames) {
+		return parseModeNames[m]
+	}
+	return fmt.Sprintf("ParseMode(%d)", m)
+}
+
+// UnmarshalText reads a mode's name as String writes it, so that a
+// ParseMode can be read from a command-line flag or a JSON string.
+func (m *ParseMode) UnmarshalText(text []byte) error {
+	for i, name := range parseModeNames {
+		if string(text) == name {
+			*m = ParseMode(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("harmony: parse mode %q is not strict, lenient or recover", text)
+}
+
+// ParseOptions control parsing. The zero value (and a nil *ParseOptions) is the
+// reference's default: strict.
+type ParseOptions struct {
+	// Mode says what to do with malformed output; the zero value is
+	// ParseStrict.
+	Mode ParseMode
 
 	// Namespaces are the tool namespaces, besides functions, browser and
-	// python, whose recipients Recover accepts: "ns" or "ns.TOOL".
+	// python, whose recipients ParseRecover accepts: "ns" or "ns.TOOL".
 	Namespaces []string
 
 	// KeepHeaders records in each parsed message's Header the header as
@@ -65,7 +102,7 @@ type ParseOptions struct {
 	// default: the messages are the reference's.
 	KeepHeaders bool
 
-	// Functions are the names of the functions the prompt declared. Recover
+	// Functions are the names of the functions the prompt declared. ParseRecover
 	// reads a recipient that is one of them without its namespace
 	// ("to=get_weather", as models sometimes write) as functions.NAME.
 	// Names that are not valid function names are ignored.

@@ -69,7 +69,7 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := enc.ParseCompletion(tt.tokens, tt.role, &ParseOptions{Lenient: tt.lenient})
+			_, err := enc.ParseCompletion(tt.tokens, tt.role, &ParseOptions{Mode: map[bool]ParseMode{true: ParseLenient}[tt.lenient]})
 			var pe *ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("error %v is not a *ParseError", err)
@@ -90,7 +90,7 @@ func TestParseLenientHeaderCutShort(t *testing.T) {
 	if _, err := enc.ParseCompletion(toks, RoleAssistant, nil); err == nil {
 		t.Fatal("strict mode: want an error")
 	}
-	got, err := enc.ParseCompletion(toks, RoleAssistant, &ParseOptions{Lenient: true})
+	got, err := enc.ParseCompletion(toks, RoleAssistant, &ParseOptions{Mode: ParseLenient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,8 +178,8 @@ func TestStreamUTF8(t *testing.T) {
 		require.ErrorAs(t, err, &pe)
 		assert.Equal(t, len(start)+len(content)-2, pe.Index)
 		assert.ErrorIs(t, err, ErrUnknownToken)
-		// Lenient and Recover: U+FFFD, and the rest of the message is kept.
-		for _, opts := range []*ParseOptions{{Lenient: true}, {Recover: true}} {
+		// ParseLenient and ParseRecover: U+FFFD, and the rest of the message is kept.
+		for _, opts := range []*ParseOptions{{Mode: ParseLenient}, {Mode: ParseRecover}} {
 			got, err := enc.ParseCompletion(append(specials(t, enc, "<|channel|>final<|message|>"), content...), RoleAssistant, opts)
 			require.NoError(t, err)
 			assert.Equal(t, []Message{NewTextMessage(RoleAssistant, "Practice.\uFFFDhello").WithChannel(ChannelFinal)}, got, "%+v", *opts)
@@ -348,4 +348,19 @@ func parseBoth(t *testing.T, enc *Encoding, toks []Token) (batch, stream []Messa
 	}
 	require.NoError(t, p.ProcessEOS())
 	return batch, p.Messages()
+}
+
+func TestParseModeText(t *testing.T) {
+	for _, m := range []ParseMode{ParseStrict, ParseLenient, ParseRecover} {
+		var back ParseMode
+		require.NoError(t, back.UnmarshalText([]byte(m.String())))
+		require.Equal(t, m, back)
+	}
+	var m ParseMode
+	require.EqualError(t, m.UnmarshalText([]byte("loose")), `harmony: parse mode "loose" is not strict, lenient or recover`)
+	require.Equal(t, "ParseMode(3)", ParseMode(3).String())
+	_, err := mustEncoding(t).NewStreamParser(RoleAssistant, &ParseOptions{Mode: 3})
+	require.EqualError(t, err, "harmony: unknown parse mode 3")
+	_, err = mustEncoding(t).ParseCompletion(nil, RoleAssistant, &ParseOptions{Mode: 3})
+	require.EqualError(t, err, "harmony: unknown parse mode 3")
 }

@@ -48,11 +48,11 @@ func (e *Encoding) systemText(dst []byte, s *SystemContent, functionTools bool) 
 	if s.ReasoningEffort != "" {
 		var effort string
 		switch s.ReasoningEffort {
-		case ReasoningLow:
+		case EffortLow:
 			effort = "low"
-		case ReasoningMedium:
+		case EffortMedium:
 			effort = "medium"
-		case ReasoningHigh:
+		case EffortHigh:
 			effort = "high"
 		default:
 			return dst, fmt.Errorf("%w: reasoning effort %q", ErrUnsupportedContent, s.ReasoningEffort)

@@ -1,11 +1,11 @@
 package harmony
 
-// This file holds the rules of recovery mode (ParseOptions.Recover): how a
+// This file holds the rules of recovery mode (ParseRecover): how a
 // header that the reference would misread or refuse is read instead. Real
 // gpt-oss output puts content types where recipients go ("<|channel|>final
 // <|constrain|>json"), addresses the assistant itself ("to=assistant"),
 // repeats "to=" and writes channels that are no channel. Each rule is one
-// line on ParseOptions.Recover; this is their one implementation.
+// line on ParseRecover; this is their one implementation.
 
 import (
 	"strings"

@@ -99,10 +99,10 @@ func TestRecover(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			toks := enc.EncodeWithSpecialTokens(tc.text)
-			got, err := enc.ParseCompletion(toks, tc.role, &ParseOptions{Recover: true})
+			got, err := enc.ParseCompletion(toks, tc.role, &ParseOptions{Mode: ParseRecover})
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
-			p, err := enc.NewStreamParser(tc.role, &ParseOptions{Recover: true})
+			p, err := enc.NewStreamParser(tc.role, &ParseOptions{Mode: ParseRecover})
 			require.NoError(t, err)
 			for _, tok := range toks {
 				require.NoError(t, p.Process(tok))
@@ -118,10 +118,10 @@ func TestRecover(t *testing.T) {
 func TestRecoverNamespaces(t *testing.T) {
 	enc := mustEncoding(t)
 	toks := enc.EncodeWithSpecialTokens(`<|channel|>commentary to=container.exec<|message|>ls<|call|>`)
-	got, err := enc.ParseCompletion(toks, RoleAssistant, &ParseOptions{Recover: true, Namespaces: []string{"container"}})
+	got, err := enc.ParseCompletion(toks, RoleAssistant, &ParseOptions{Mode: ParseRecover, Namespaces: []string{"container"}})
 	require.NoError(t, err)
 	assert.Equal(t, "container.exec", got[0].Recipient)
-	got, err = enc.ParseCompletion(toks, RoleAssistant, &ParseOptions{Recover: true})
+	got, err = enc.ParseCompletion(toks, RoleAssistant, &ParseOptions{Mode: ParseRecover})
 	require.NoError(t, err)
 	assert.Equal(t, NewTextMessage(RoleAssistant, "ls").WithChannel(ChannelAnalysis), got[0])
 }
@@ -131,7 +131,7 @@ func TestRecoverNamespaces(t *testing.T) {
 func TestRecoverFunctions(t *testing.T) {
 	enc := mustEncoding(t)
 	parse := func(text string, fns ...string) []Message {
-		got, err := enc.ParseCompletion(enc.EncodeWithSpecialTokens(text), RoleAssistant, &ParseOptions{Recover: true, Functions: fns})
+		got, err := enc.ParseCompletion(enc.EncodeWithSpecialTokens(text), RoleAssistant, &ParseOptions{Mode: ParseRecover, Functions: fns})
 		require.NoError(t, err)
 		return got
 	}

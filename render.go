@@ -12,13 +12,11 @@ import (
 // nil *RenderOptions) is the reference's default.
 type RenderOptions struct {
 	// Reasoning says which of the assistant's analysis messages the model
-	// sees again: the reference's rule (the zero value), the guides' rule,
-	// or all of them. See [ReasoningPolicy].
+	// sees again: the reference's rule (the zero value, its
+	// auto_drop_analysis), the guides' rule, or all of them
+	// ([ReasoningKeepAll], the reference's auto_drop_analysis=false). See
+	// [ReasoningPolicy].
 	Reasoning ReasoningPolicy
-
-	// KeepAnalysis keeps every analysis message, whatever Reasoning says:
-	// the reference's auto_drop_analysis=false.
-	KeepAnalysis bool
 
 	// NormalizeSchemas rewrites every tool's parameters with [NormalizeSchema]
 	// before they are rendered as TypeScript, so that the schemas real clients
@@ -62,14 +60,16 @@ func (p ReasoningPolicy) String() string {
 	return fmt.Sprintf("ReasoningPolicy(%d)", int(p))
 }
 
-// ParseReasoningPolicy reads a policy's name as String writes it.
-func ParseReasoningPolicy(s string) (ReasoningPolicy, error) {
-	for _, p := range []ReasoningPolicy{ReasoningReference, ReasoningGuide, ReasoningKeepAll} {
-		if s == p.String() {
-			return p, nil
+// UnmarshalText reads a policy's name as String writes it, so that a
+// ReasoningPolicy can be read from a command-line flag or a JSON string.
+func (p *ReasoningPolicy) UnmarshalText(text []byte) error {
+	for _, q := range []ReasoningPolicy{ReasoningReference, ReasoningGuide, ReasoningKeepAll} {
+		if string(text) == q.String() {
+			*p = q
+			return nil
 		}
 	}
-	return 0, fmt.Errorf("harmony: reasoning policy %q is not reference, guide or keep", s)
+	return fmt.Errorf("harmony: reasoning policy %q is not reference, guide or keep", text)
 }
 
 // Apply returns msgs without the analysis messages the policy drops, as
@@ -101,9 +101,6 @@ func (opts *RenderOptions) dropBefore(msgs []Message) (int, bool) {
 	policy := ReasoningReference
 	if opts != nil {
 		policy = opts.Reasoning
-		if opts.KeepAnalysis {
-			policy = ReasoningKeepAll
-		}
 	}
 	switch policy {
 	case ReasoningReference:

@@ -16,7 +16,7 @@ import (
 
 func renderText(t *testing.T, enc *Encoding, toks []Token) string {
 	t.Helper()
-	s, err := enc.DecodeUTF8(toks)
+	s, err := enc.Decode(toks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestRenderAppendAndVariants(t *testing.T) {
 	if got := renderText(t, enc, plain); got != "<|start|>user<|message|>What is 2 + 2?<|end|><|start|>assistant<|channel|>final<|message|>4<|end|>" {
 		t.Errorf("analysis not dropped: %q", got)
 	}
-	kept, _ := enc.RenderConversation(conv, &RenderOptions{KeepAnalysis: true})
+	kept, _ := enc.RenderConversation(conv, &RenderOptions{Reasoning: ReasoningKeepAll})
 	if !strings.Contains(renderText(t, enc, kept), "Easy.") {
 		t.Error("KeepAnalysis dropped analysis")
 	}
@@ -194,7 +194,7 @@ func TestMessageJSON(t *testing.T) {
 		t.Fatalf("decoded %+v", c)
 	}
 	sys := c.Messages[0].Content[0].(SystemContent)
-	if sys.ReasoningEffort != ReasoningHigh || string(sys.Tools["browser"].Tools[0].Parameters) != `{"type":"object","properties":{"z":{"type":"string"},"a":{"type":"number"}}}` {
+	if sys.ReasoningEffort != EffortHigh || string(sys.Tools["browser"].Tools[0].Parameters) != `{"type":"object","properties":{"z":{"type":"string"},"a":{"type":"number"}}}` {
 		t.Errorf("system content %+v", sys)
 	}
 	out, err := json.Marshal(c)
@@ -232,15 +232,15 @@ func TestMessageJSON(t *testing.T) {
 
 func TestConstructors(t *testing.T) {
 	s := NewSystemContent()
-	if s.ModelIdentity != DefaultModelIdentity || s.ReasoningEffort != ReasoningMedium || s.KnowledgeCutoff != "2024-06" ||
+	if s.ModelIdentity != DefaultModelIdentity || s.ReasoningEffort != EffortMedium || s.KnowledgeCutoff != "2024-06" ||
 		!reflect.DeepEqual(s.ChannelConfig, &ChannelConfig{ValidChannels: []string{"analysis", "commentary", "final"}, ChannelRequired: true}) {
 		t.Errorf("defaults %+v", s)
 	}
-	withBrowser := s.WithBrowserTool()
+	withBrowser := s.WithTools(BrowserNamespace())
 	if s.Tools != nil || len(withBrowser.Tools) != 1 {
 		t.Error("WithTools modified its receiver")
 	}
-	both := withBrowser.WithPythonTool()
+	both := withBrowser.WithTools(PythonNamespace())
 	if len(withBrowser.Tools) != 1 || len(both.Tools) != 2 {
 		t.Error("WithTools shares its map")
 	}
@@ -453,20 +453,17 @@ func TestReasoningPolicies(t *testing.T) {
 			}
 			got, err := enc.RenderConversation(NewConversation(tc.msgs...), &RenderOptions{Reasoning: tc.policy})
 			require.NoError(t, err)
-			want, err := enc.RenderConversation(NewConversation(kept...), &RenderOptions{KeepAnalysis: true})
+			want, err := enc.RenderConversation(NewConversation(kept...), &RenderOptions{Reasoning: ReasoningKeepAll})
 			require.NoError(t, err)
 			require.Equal(t, want, got, "rendering drops what Apply drops")
 		})
 	}
-	// KeepAnalysis is ReasoningKeepAll whatever Reasoning says.
-	a1, _ := enc.RenderConversation(NewConversation(multi[:6]...), &RenderOptions{Reasoning: ReasoningGuide, KeepAnalysis: true})
-	a2, _ := enc.RenderConversation(NewConversation(multi[:6]...), &RenderOptions{Reasoning: ReasoningKeepAll})
-	require.Equal(t, a2, a1)
 	for _, p := range []ReasoningPolicy{ReasoningReference, ReasoningGuide, ReasoningKeepAll} {
-		q, err := ParseReasoningPolicy(p.String())
-		require.NoError(t, err)
+		var q ReasoningPolicy
+		require.NoError(t, q.UnmarshalText([]byte(p.String())))
 		require.Equal(t, p, q)
 	}
-	_, err := ParseReasoningPolicy("drop")
-	require.Error(t, err)
+	var q ReasoningPolicy
+	require.Error(t, q.UnmarshalText([]byte("drop")))
+	require.Equal(t, "ReasoningPolicy(7)", ReasoningPolicy(7).String())
 }

@@ -31,7 +31,7 @@ func injectionConversation(s string) Conversation {
 	}}
 	sys := SystemContent{
 		ModelIdentity:         s,
-		ReasoningEffort:       ReasoningHigh,
+		ReasoningEffort:       EffortHigh,
 		ConversationStartDate: s,
 		KnowledgeCutoff:       s,
 		ChannelConfig:         &ChannelConfig{ValidChannels: []string{s, "final"}, ChannelRequired: true},
@@ -51,7 +51,7 @@ func injectionConversation(s string) Conversation {
 func specialsIn(tokens []Token) []Token {
 	var out []Token
 	for _, t := range tokens {
-		if IsSpecial(t) {
+		if isSpecial(t) {
 			out = append(out, t)
 		}
 	}
@@ -64,7 +64,7 @@ func specialsIn(tokens []Token) []Token {
 func TestNoSpecialTokenFromText(t *testing.T) {
 	enc := mustEncoding(t)
 	render := func(c Conversation) []Token {
-		toks, err := enc.RenderConversationForCompletion(c, RoleAssistant, &RenderOptions{KeepAnalysis: true})
+		toks, err := enc.RenderConversationForCompletion(c, RoleAssistant, &RenderOptions{Reasoning: ReasoningKeepAll})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func TestNoSpecialTokenFromText(t *testing.T) {
 	if n := strings.Count(showTokens(want), "200003"); n != 1 {
 		t.Fatalf("baseline has %d <|constrain|> tokens, want 1", n)
 	}
-	names := SpecialTokens()
+	names := append([]string(nil), specialTable...)
 	if testing.Short() {
 		names = names[:40]
 	}

@@ -117,7 +117,10 @@ func seedRender(t *testing.T, enc *Encoding, ex *seedExample) {
 	if ex.Conversation == nil || ex.ExpectText == nil {
 		t.Fatal("a render case needs \"conversation\" and \"expect_text\"")
 	}
-	opts := &RenderOptions{KeepAnalysis: ex.KeepAnalysis}
+	opts := &RenderOptions{}
+	if ex.KeepAnalysis {
+		opts.Reasoning = ReasoningKeepAll
+	}
 	var toks []Token
 	var err error
 	switch ex.Op {
@@ -141,7 +144,7 @@ func seedRender(t *testing.T, enc *Encoding, ex *seedExample) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := enc.DecodeUTF8(toks)
+	got, err := enc.Decode(toks)
 	if err != nil {
 		t.Fatal(err)
 	}

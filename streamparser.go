@@ -84,7 +84,10 @@ func (e *Encoding) newParser(role Role, opts *ParseOptions, keepTokens bool) (*S
 	}
 	p := &StreamParser{enc: e, whole: e.wholeUTF8(), initial: role, keepToks: keepTokens, header: make([]Token, 0, 32)}
 	if opts != nil {
-		p.lenient, p.recover, p.keepForms = opts.Lenient, opts.Recover, opts.KeepHeaders
+		if opts.Mode > ParseRecover {
+			return nil, fmt.Errorf("harmony: unknown parse mode %d", opts.Mode)
+		}
+		p.lenient, p.recover, p.keepForms = opts.Mode == ParseLenient, opts.Mode == ParseRecover, opts.KeepHeaders
 		p.namespaces = append([]string(nil), opts.Namespaces...)
 		for _, f := range opts.Functions {
 			if toolname.Valid(f, 0) {
@@ -176,7 +179,7 @@ func (p *StreamParser) step(t Token, eos bool) error {
 			p.beginHeader("")
 		case !p.recover:
 			return fmt.Errorf("%w: want <|start|>", ErrUnexpectedToken)
-		case IsStopToken(t):
+		case isStopToken(t):
 			p.dropped++ // a stray stop token between messages
 		default:
 			// Text or a <|channel|> between messages: a message the model
@@ -186,7 +189,7 @@ func (p *StreamParser) step(t Token, eos bool) error {
 		}
 	case StateHeader:
 		switch {
-		case p.recover && (eos || IsStopToken(t)):
+		case p.recover && (eos || isStopToken(t)):
 			p.endHeaderless()
 		case p.recover && t == TokenStart:
 			p.endHeaderless()
@@ -221,7 +224,7 @@ func (p *StreamParser) step(t Token, eos bool) error {
 				p.formBuf = h.keepForm(text, role, p.formBuf)
 			}
 			p.startContent(h)
-		case p.lenient && IsStopToken(t):
+		case p.lenient && isStopToken(t):
 			if p.nextRole != "" && len(p.header) > 0 {
 				text, err := p.headerText()
 				if err != nil {
@@ -240,7 +243,7 @@ func (p *StreamParser) step(t Token, eos bool) error {
 		}
 	case StateContent:
 		switch {
-		case eos || IsStopToken(t):
+		case eos || isStopToken(t):
 			p.finishMessage()
 		case p.recover && t == TokenStart:
 			p.finishMessage() // the model forgot the <|end|>
@@ -249,7 +252,7 @@ func (p *StreamParser) step(t Token, eos bool) error {
 			p.finishMessage() // the model forgot <|end|><|start|>assistant
 			p.beginHeader(RoleAssistant)
 			p.header = append(p.header, t)
-		case p.recover && IsSpecial(t):
+		case p.recover && isSpecial(t):
 			p.dropped++ // <|message|>, <|constrain|> or a reserved token in content
 			p.deltaStart, p.deltaEnd = 0, 0
 		default:
@@ -404,7 +407,7 @@ func (p *StreamParser) decodeContent(t Token) error {
 	}
 	p.reserve(len(b) + 3*len(p.pending) + len(utf8x.Replacement))
 	start := len(p.arena)
-	if len(p.pending) == 0 && IsSpecial(t) {
+	if len(p.pending) == 0 && isSpecial(t) {
 		// A special token that lenient mode keeps as text: whole
 		// characters. (Process takes the ranks that are.)
 		p.arena = append(p.arena, b...)

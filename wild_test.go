@@ -23,7 +23,7 @@ func TestWildOutputs(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.File, func(t *testing.T) {
 			toks := wildTokens(enc, c)
-			msgs, err := enc.ParseCompletion(toks, Role(c.Start), &ParseOptions{Recover: true})
+			msgs, err := enc.ParseCompletion(toks, Role(c.Start), &ParseOptions{Mode: ParseRecover})
 			require.NoError(t, err)
 			if err := wild.AtLeast(extract(msgs, c), c.Best); err != nil {
 				t.Errorf("%s (%s): %v", c.ID, c.Kind, err)

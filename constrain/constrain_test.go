@@ -56,7 +56,7 @@ func feed(t testing.TB, g *Grammar, text string, checkMask bool) (int, bool) {
 }
 
 func tokText(enc *harmony.Encoding, tok uint32) string {
-	b, _ := enc.DecodeBytes([]harmony.Token{harmony.Token(tok)})
+	b, _ := enc.AppendBytes(nil, []harmony.Token{harmony.Token(tok)})
 	return string(b)
 }
 

@@ -163,7 +163,7 @@ func vocabFor(enc *harmony.Encoding) (*vocab, error) {
 			continue
 		}
 		one[0] = t
-		b, err := enc.DecodeBytes(one)
+		b, err := enc.AppendBytes(nil, one)
 		if err != nil || len(b) == 0 {
 			continue
 		}

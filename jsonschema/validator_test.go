@@ -84,7 +84,7 @@ func TestCheckValid(t *testing.T) {
 	// No parameters at all.
 	d := harmony.NewDeveloperContent().WithFunctionTools(harmony.NewToolDescription("f", "", nil), harmony.NewToolDescription("g", "", json.RawMessage(" null ")))
 	assert.NoError(t, v.CheckDeveloperContent(d), "tools without parameters")
-	assert.NoError(t, v.CheckSystemContent(harmony.NewSystemContent().WithBrowserTool().WithPythonTool()), "built-in tools")
+	assert.NoError(t, v.CheckSystemContent(harmony.NewSystemContent().WithTools(harmony.BrowserNamespace()).WithTools(harmony.PythonNamespace())), "built-in tools")
 }
 
 func TestCheckAll(t *testing.T) {
@@ -124,7 +124,7 @@ func TestCheckAll(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, 8, strings.Count(err.Error(), "harmony: schema of"), err.Error())
 	assert.True(t, strings.HasPrefix(err.Error(), "harmony: schema of functions.s"), err.Error())
-	assert.NoError(t, v.CheckConversation(harmony.NewConversation(harmony.NewSystemMessage(harmony.NewSystemContent().WithBrowserTool()))))
+	assert.NoError(t, v.CheckConversation(harmony.NewConversation(harmony.NewSystemMessage(harmony.NewSystemContent().WithTools(harmony.BrowserNamespace())))))
 
 	// A response format needs a schema: empty is not JSON, null not a schema.
 	for schema, want := range map[string]string{

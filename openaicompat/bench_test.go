@@ -18,7 +18,7 @@ func benchCompletion(enc *harmony.Encoding) []harmony.Token {
 func benchStream(b *testing.B, lenient bool) {
 	enc := mustEncoding(b)
 	toks := benchCompletion(enc)
-	opts := &ResponseOptions{Lenient: lenient, Created: 1, IDGenerator: counter()}
+	opts := &ResponseOptions{Strict: !lenient, Created: 1, IDGenerator: counter()}
 	b.ReportAllocs()
 	b.SetBytes(int64(len(toks)))
 	for b.Loop() {

@@ -6,23 +6,17 @@ import (
 	"github.com/go-harmony/harmony"
 )
 
-// NewChatCompletionResponse builds the response to a chat completion from
-// the messages the model wrote (harmony's Encoding.ParseCompletion of the
-// sampled tokens): reasoning from the analysis channel, content from the
-// final answer and commentary preambles, a tool call for each message to a
-// recipient, and the finish reason. A nil opts means the defaults. Errors
-// are [*OutputError]s (when strict: a message from a role other than the
-// assistant, or to a recipient that is no declared tool).
-func NewChatCompletionResponse(msgs []harmony.Message, s Sampling, opts *ResponseOptions) (*ChatCompletionResponse, error) {
-	return fromMessages(newChatAcc(opts, false), msgs, s)
-}
-
-// ChatCompletionFromTokens is [NewChatCompletionResponse] for the sampled
-// tokens themselves (without the prompt's "<|start|>assistant"), parsed as
-// the [ChatStreamConverter] parses them. That differs from
+// ChatCompletionFromTokens builds the response to a chat completion from
+// the sampled tokens (without the prompt's "<|start|>assistant"), parsed as
+// the [ChatStreamConverter] parses them: reasoning from the analysis
+// channel, content from the final answer and commentary preambles, a tool
+// call for each message to a recipient, the finish reason, and the usage
+// (the tokens given, and s.PromptTokens). The parse differs from
 // harmony.Encoding.ParseCompletion only where the package doc's "Malformed
-// output" says: lenient recovery, a header cut off by the token limit, no
-// tokens at all.
+// output" says: recovery (unless Strict), a header cut off by the token
+// limit, no tokens at all. A nil opts means the defaults. Errors are
+// [*OutputError]s (with Strict: malformed tokens, a message from a role
+// other than the assistant, or to a recipient that is no declared tool).
 func ChatCompletionFromTokens(enc *harmony.Encoding, tokens []harmony.Token, s Sampling, opts *ResponseOptions) (*ChatCompletionResponse, error) {
 	return fromTokens(enc, newChatAcc(opts, false), tokens, s)
 }
@@ -67,11 +61,11 @@ func (c *ChatStreamConverter) Finish(s Sampling) ([]ChatCompletionChunk, error) 
 }
 
 // Messages returns the messages of the output so far, as harmony parsed
-// them (recovered ones included, and those lenient conversion dropped). The
+// them (recovered ones included, and those recovery dropped). The
 // slice is the converter's own until the next call of Process or Finish.
 func (c *ChatStreamConverter) Messages() []harmony.Message { return c.c.d.p.Messages() }
 
-// Dropped returns how many things lenient conversion has dropped or demoted
+// Dropped returns how many things recovery has dropped or demoted
 // so far, for a server's warnings: the tokens, header words and recipients
 // harmony's recovery dropped, the messages from other roles, and the
 // messages to recipients that are no declared tool (made reasoning). It is

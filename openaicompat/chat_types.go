@@ -61,7 +61,7 @@ func (r *ChatCompletionRequest) MaxOutputTokens() int {
 // ResponseOptions returns the [ResponseOptions] the request asks for: its
 // model, reasoning.exclude, stream_options.include_usage, and the functions
 // it lets the model call (Tools, by its tools and tool_choice). The caller
-// adds ids, the time, the built-in tools it enabled, Lenient and the rest.
+// adds ids, the time, the built-in tools it enabled, Strict and the rest.
 func (r *ChatCompletionRequest) ResponseOptions() ResponseOptions {
 	o := ResponseOptions{Model: r.Model, Tools: declaredTools(r.toolDefs(), r.ToolChoice)}
 	if r.Reasoning != nil {

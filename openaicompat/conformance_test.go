@@ -48,14 +48,14 @@ func TestConformanceStreamsMatchWhole(t *testing.T) {
 		}
 		for _, lenient := range modes {
 			// Lenient conversion parses in harmony's recovery mode.
-			msgs, err := enc.ParseCompletion(toks, role, &harmony.ParseOptions{Recover: lenient})
+			msgs, err := enc.ParseCompletion(toks, role, &harmony.ParseOptions{Mode: parseMode(lenient)})
 			if err != nil {
 				continue
 			}
 			ran++
 			name := fmt.Sprintf("%s/lenient=%v", c.ID, lenient)
 			opts := func() *ResponseOptions {
-				return &ResponseOptions{Model: "m", Created: 1, IDGenerator: counter(), Lenient: lenient, ExpectStart: role == ""}
+				return &ResponseOptions{Model: "m", Created: 1, IDGenerator: counter(), Strict: !lenient, ExpectStart: role == ""}
 			}
 			failed := checkChatConformance(t, name, enc, toks, msgs, opts)
 			failed2 := checkResponsesConformance(t, name, enc, toks, msgs, opts)
@@ -77,7 +77,7 @@ func TestConformanceStreamsMatchWhole(t *testing.T) {
 // must see the same messages as harmony's parser in the same mode.
 func checkChatConformance(t *testing.T, name string, enc *harmony.Encoding, toks []harmony.Token, msgs []harmony.Message, opts func() *ResponseOptions) (failed bool) {
 	t.Helper()
-	whole, wholeErr := NewChatCompletionResponse(msgs, Sampling{}, opts())
+	whole, wholeErr := newChatCompletionResponse(msgs, Sampling{}, opts())
 	chunks, streamErr := streamChat(enc, toks, Sampling{}, opts())
 	fromTokens, tokErr := ChatCompletionFromTokens(enc, toks, Sampling{}, opts())
 	c, _ := NewChatStreamConverter(enc, opts())
@@ -123,7 +123,7 @@ func checkChatConformance(t *testing.T, name string, enc *harmony.Encoding, toks
 
 func checkResponsesConformance(t *testing.T, name string, enc *harmony.Encoding, toks []harmony.Token, msgs []harmony.Message, opts func() *ResponseOptions) (failed bool) {
 	t.Helper()
-	whole, wholeErr := NewResponse(msgs, Sampling{}, opts())
+	whole, wholeErr := newResponse(msgs, Sampling{}, opts())
 	events, streamErr := streamResponses(enc, toks, Sampling{}, opts())
 	fromTokens, tokErr := ResponseFromTokens(enc, toks, Sampling{}, opts())
 	c, _ := NewResponsesStreamConverter(enc, opts())
@@ -162,4 +162,13 @@ func checkResponsesConformance(t *testing.T, name string, enc *harmony.Encoding,
 		t.Errorf("%s: from tokens\n%s differs from parsed\n%s", name, a, b)
 	}
 	return false
+}
+
+// parseMode is the harmony parse mode of a conversion: recovery unless
+// strict.
+func parseMode(recover bool) harmony.ParseMode {
+	if recover {
+		return harmony.ParseRecover
+	}
+	return harmony.ParseStrict
 }

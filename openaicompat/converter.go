@@ -60,16 +60,6 @@ func (b *accBase[Out]) take() []Out {
 	return out
 }
 
-// fromMessages converts complete messages (New…Response).
-func fromMessages[Out, Resp any, A accumulator[Out, Resp]](a A, msgs []harmony.Message, s Sampling) (Resp, error) {
-	c := newClassifier(&a.base().opts)
-	if err := replay(msgs, &c, s.Truncated, a); err != nil {
-		var zero Resp
-		return zero, err
-	}
-	return a.response(tally{Sampling: s}), nil
-}
-
 // fromTokens converts sampled tokens all at once (…FromTokens), as a
 // stream converter would, without the stream's outputs.
 func fromTokens[Out, Resp any, A accumulator[Out, Resp]](enc *harmony.Encoding, a A, tokens []harmony.Token, s Sampling) (Resp, error) {

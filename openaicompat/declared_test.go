@@ -35,7 +35,7 @@ func TestDeclaredTools(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := &ResponseOptions{Lenient: true, Tools: tc.tools, BuiltinTools: tc.builtins, IDGenerator: counter(), Created: 1}
+			opts := &ResponseOptions{Tools: tc.tools, BuiltinTools: tc.builtins, IDGenerator: counter(), Created: 1}
 			toks := enc.EncodeWithSpecialTokens(tc.completion)
 			r, err := ChatCompletionFromTokens(enc, toks, Sampling{}, opts)
 			if err != nil {
@@ -65,7 +65,7 @@ func TestDeclaredTools(t *testing.T) {
 				return
 			}
 			// Strict conversion refuses a call to an undeclared tool.
-			opts.Lenient = false
+			opts.Strict = true
 			_, err = ChatCompletionFromTokens(enc, toks, Sampling{}, opts)
 			var oe *OutputError
 			if !errors.As(err, &oe) || !errors.Is(err, ErrUnexpectedMessage) || oe.MessageIndex != 0 {
@@ -81,7 +81,7 @@ func TestLenientDropsOtherRoles(t *testing.T) {
 	enc := mustEncoding(t)
 	toks := enc.EncodeWithSpecialTokens(`<|channel|>final<|message|>Hi<|end|><|start|>user<|message|>Pretend.<|end|>` +
 		`<|start|>functions.f to=assistant<|channel|>commentary<|message|>{"fake":1}<|end|>`)
-	opts := &ResponseOptions{Lenient: true, IDGenerator: counter(), Created: 1}
+	opts := &ResponseOptions{IDGenerator: counter(), Created: 1}
 	c, err := NewResponsesStreamConverter(enc, opts)
 	if err != nil {
 		t.Fatal(err)

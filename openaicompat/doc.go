@@ -69,8 +69,8 @@
 // ignored, as OpenAI-compatible servers do. Before the messages, Validate
 // checks the other parameters: n must be 1 ([ErrUnsupportedParameter]),
 // max_tokens, max_completion_tokens and max_output_tokens at least 1, and
-// stream_options needs stream ([ErrInvalidRequest]). [NewErrorResponse]
-// gives the wire form of any error.
+// stream_options needs stream ([ErrInvalidRequest]). [HTTPError] gives
+// the HTTP status and wire form of any error.
 //
 // # Context window
 //
@@ -101,11 +101,10 @@
 // are; an analysis message is reasoning; any other assistant message —
 // final, a commentary preamble, no channel — is text. A message from
 // another role, or to a recipient that is no tool, is an [*OutputError]
-// wrapping [ErrUnexpectedMessage]; lenient conversion drops the first and
-// makes the second reasoning (see "Malformed output").
+// wrapping [ErrUnexpectedMessage] under ResponseOptions.Strict; recovery (the
+// default) drops the first and makes the second reasoning (see "Malformed output").
 //
-// Chat Completions ([NewChatCompletionResponse], [ChatCompletionFromTokens],
-// [ChatStreamConverter]): "content" is the text messages joined with a blank
+// Chat Completions ([ChatCompletionFromTokens], [ChatStreamConverter]): "content" is the text messages joined with a blank
 // line ("\n\n"), null when there is none and there are tool calls;
 // "reasoning" (or "reasoning_content", or both: ResponseOptions.ReasoningField)
 // is the analysis messages joined the same way, left out with
@@ -119,8 +118,7 @@
 // arguments and then argument deltas, and a last chunk with the finish
 // reason. The deltas concatenate exactly to the whole response.
 //
-// Responses ([NewResponse], [ResponseFromTokens],
-// [ResponsesStreamConverter]): one output item per message — "reasoning"
+// Responses ([ResponseFromTokens], [ResponsesStreamConverter]): one output item per message — "reasoning"
 // with a "reasoning_text" part, "message" with an "output_text" part,
 // "function_call" with a call_id — and the stream's events carry
 // sequence_number, item_id, output_index and content_index as the API
@@ -137,25 +135,18 @@
 // all of them, fuzzed streams included, against those schemas
 // (testdata/openapi).
 //
-// Usage: the converters from tokens count the completion's tokens (every
-// token given to them) and its reasoning tokens (the tokens of the analysis
-// messages, headers included) themselves; [Sampling] carries only what they
-// cannot know, the prompt's tokens and the cached part of them. The stream
-// converters' ReasoningTokens says how many reasoning tokens there are so
-// far. A response built from messages ([NewChatCompletionResponse],
-// [NewResponse]) has no usage, as it has no tokens to count.
+// Usage: every response body and every stream's end carries it. The
+// converters count the completion's tokens (every token given to them) and
+// its reasoning tokens (the tokens of the analysis messages, headers
+// included) themselves; [Sampling] carries only what they cannot know, the
+// prompt's tokens and the cached part of them. The stream converters'
+// ReasoningTokens says how many reasoning tokens there are so far.
 //
 // # Malformed output
 //
-// Tokens that do not form harmony messages end a conversion with an
-// [*OutputError] wrapping the *harmony.ParseError (harmony's strict parser
-// reads a stop token inside a header as part of it, so such output fails at
-// the header's end or at the end of the stream), as does a message from a
-// role other than the assistant, or one to a recipient that is no declared
-// tool. With ResponseOptions.Lenient, the setting a server uses, the
-// converter recovers instead and never fails. The tokens are parsed in
-// harmony's recovery mode (harmony.ParseOptions.Recover, whose rules are
-// listed there), and then:
+// By default, the setting a server needs, the converters recover malformed
+// output and never fail. The tokens are parsed in harmony's recovery mode
+// (harmony.ParseRecover, whose rules are listed there), and then:
 //
 //   - a message from another role (a tool's reply or a user turn the model
 //     wrote itself) is dropped;
@@ -172,6 +163,13 @@
 // checks this over arbitrary token streams). Where a rule must choose, it
 // chooses reasoning, or dropping, over content; what was dropped or
 // demoted is counted by the stream converters' Dropped method.
+//
+// With ResponseOptions.Strict, tokens that do not form harmony messages end
+// a conversion with an [*OutputError] wrapping the *harmony.ParseError
+// (harmony's strict parser reads a stop token inside a header as part of
+// it, so such output fails at the header's end or at the end of the
+// stream), as does a message from a role other than the assistant, or one
+// to a recipient that is no declared tool.
 //
 // In both modes no tokens at all make an empty response, and in strict mode
 // a header cut off by the token limit (Sampling.Truncated) is dropped;

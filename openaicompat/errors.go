@@ -99,8 +99,8 @@ var codes = map[error]string{
 }
 
 // RequestError reports a request that cannot be turned into a conversation.
-// It is what an API server answers with HTTP 400; [NewErrorResponse] gives
-// its wire form.
+// It is what an API server answers with HTTP 400; [HTTPError] gives its
+// status and wire form.
 type RequestError struct {
 	// MessageIndex is the index of the offending message (Chat Completions
 	// "messages") or input item (Responses "input"); -1 when the problem is
@@ -169,11 +169,11 @@ type ErrorObject struct {
 	Code    *string `json:"code"`
 }
 
-// NewErrorResponse returns the wire form of err: a [*RequestError] becomes an
-// "invalid_request_error" with its param and code (answer it with HTTP 400);
+// errorBody returns the wire form of err: a [*RequestError] becomes an
+// "invalid_request_error" with its param and code (answered with HTTP 400);
 // anything else, model output errors included, a "server_error" without them
 // (HTTP 500).
-func NewErrorResponse(err error) ErrorResponse {
+func errorBody(err error) ErrorResponse {
 	var re *RequestError
 	if errors.As(err, &re) {
 		obj := ErrorObject{Message: strings.TrimPrefix(re.Error(), "openaicompat: "), Type: "invalid_request_error"}
@@ -219,7 +219,7 @@ func HTTPError(err error) (int, ErrorResponse) {
 	)
 	switch {
 	case errors.As(err, &re):
-		return http.StatusBadRequest, NewErrorResponse(err)
+		return http.StatusBadRequest, errorBody(err)
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		// The server's read deadline passed while the client was still
 		// sending its request (the net/http error names the addresses,
@@ -239,7 +239,7 @@ func HTTPError(err error) (int, ErrorResponse) {
 		}
 		return http.StatusBadRequest, errorResponse(msg, "invalid_request_error", param, "invalid_json")
 	}
-	return http.StatusInternalServerError, NewErrorResponse(err)
+	return http.StatusInternalServerError, errorBody(err)
 }
 
 // errBadJSON marks DecodeRequest's errors: the body is not JSON, or not of

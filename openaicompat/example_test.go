@@ -32,13 +32,13 @@ func ExampleChatCompletionRequest_Conversation() {
 	}
 	conv, err := req.Conversation(&openaicompat.RequestOptions{ConversationStartDate: "2025-06-28"})
 	if err != nil {
-		log.Fatal(err) // a *RequestError: answer with 400 and NewErrorResponse(err)
+		log.Fatal(err) // a *RequestError: answer with openaicompat.HTTPError(err)
 	}
 	tokens, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
-	text, _ := enc.DecodeUTF8(tokens)
+	text, _ := enc.Decode(tokens)
 	fmt.Println(text)
 	// Output:
 	// <|start|>system<|message|>You are ChatGPT, a large language model trained by OpenAI.
@@ -87,7 +87,7 @@ func ExampleChatCompletionRequest_RenderPrompt() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	text, _ := enc.DecodeUTF8(prompt)
+	text, _ := enc.Decode(prompt)
 	fmt.Println(len(prompt), strings.Contains(text, "<|message|>[tool output elided]<|end|>"))
 	// Output:
 	// 400 {"error":{"message":"messages: context length exceeded: this model's maximum context length is 170 tokens, but 192 were requested (142 in the messages, 50 for the completion): shorten the messages or the completion's max tokens","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}
@@ -194,16 +194,19 @@ func ExampleResponsesStreamConverter() {
 	// 15 response.completed 0
 }
 
-func ExampleNewErrorResponse() {
+func ExampleHTTPError() {
 	var req openaicompat.ChatCompletionRequest
 	_ = json.Unmarshal([]byte(`{"model": "m", "messages": [
 		{"role": "user", "content": "Go"},
 		{"role": "tool", "tool_call_id": "call_9", "content": "phantom"}
 	]}`), &req)
 	_, err := req.Conversation(nil)
-	b, _ := json.MarshalIndent(openaicompat.NewErrorResponse(err), "", "  ")
+	status, body := openaicompat.HTTPError(err)
+	b, _ := json.MarshalIndent(body, "", "  ")
+	fmt.Println(status)
 	fmt.Println(string(b))
 	// Output:
+	// 400
 	// {
 	//   "error": {
 	//     "message": "messages[1].tool_call_id: unknown tool call id: no earlier tool call has the id \"call_9\"",

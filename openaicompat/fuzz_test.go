@@ -62,7 +62,7 @@ func FuzzStreamConverters(f *testing.F) {
 		for mode := 0; mode < 8; mode++ {
 			lenient, expectStart, truncated := mode&1 != 0, mode&2 != 0, mode&4 != 0
 			opts := func() *ResponseOptions {
-				o := &ResponseOptions{Created: 1, IDGenerator: counter(), Lenient: lenient, ExpectStart: expectStart}
+				o := &ResponseOptions{Created: 1, IDGenerator: counter(), Strict: !lenient, ExpectStart: expectStart}
 				if lenient {
 					// Lenient, as a server is, and with what a server adds:
 					// a usage chunk, reasoning under reasoning_content, the
@@ -148,7 +148,7 @@ func checkConverted(t *testing.T, enc *harmony.Encoding, conv harmony.Conversati
 	if err != nil {
 		t.Fatalf("a converted conversation does not render: %v", err)
 	}
-	b, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, &harmony.RenderOptions{KeepAnalysis: true})
+	b, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, &harmony.RenderOptions{Reasoning: harmony.ReasoningKeepAll})
 	if err != nil || !equalTokens(a, b) {
 		t.Fatalf("KeepAnalysis changes the rendering (%v)", err)
 	}
@@ -331,7 +331,7 @@ func FuzzContentNeverReasoning(f *testing.F) {
 		toks := cotStream(enc, data)
 		for mode := 0; mode < 4; mode++ {
 			expectStart, truncated := mode&1 != 0, mode&2 != 0
-			opts := &ResponseOptions{Created: 1, IDGenerator: counter(), Lenient: true, ExpectStart: expectStart}
+			opts := &ResponseOptions{Created: 1, IDGenerator: counter(), ExpectStart: expectStart}
 			if expectStart {
 				toks = append([]harmony.Token{harmony.TokenStart}, append(enc.EncodeOrdinary("assistant"), toks...)...)
 			}

@@ -106,7 +106,7 @@ func TestRequestGolden(t *testing.T) {
 					t.Errorf("error %q lacks the package prefix", err)
 				}
 				got = fmt.Sprintf("error\nmessage: %s\nindex: %d\nparam: %s\ncode: %s\nwire: %s",
-					err, re.MessageIndex, re.Param, re.Code, marshalLine(NewErrorResponse(err)))
+					err, re.MessageIndex, re.Param, re.Code, marshalLine(errorBody(err)))
 			case fx.WantError != "":
 				t.Fatalf("no error, want %s", fx.WantError)
 			default:
@@ -116,14 +116,14 @@ func TestRequestGolden(t *testing.T) {
 				}
 				// The conversation comes pruned: the renderer's own drop
 				// rule changes nothing.
-				kept, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, &harmony.RenderOptions{KeepAnalysis: true})
+				kept, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, &harmony.RenderOptions{Reasoning: harmony.ReasoningKeepAll})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !equalTokens(toks, kept) {
 					t.Error("rendering with KeepAnalysis differs: the conversation was not pruned")
 				}
-				if got, err = enc.DecodeUTF8(toks); err != nil {
+				if got, err = enc.Decode(toks); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -182,7 +182,7 @@ func (fx *outputFixture) sampling() Sampling {
 func (fx *outputFixture) responseOptions() *ResponseOptions {
 	o := fx.Options
 	return &ResponseOptions{Model: "gpt-oss-120b", Created: 1700000000, IDGenerator: counter(),
-		Lenient: o.Lenient, ExcludeReasoning: o.ExcludeReasoning, ReasoningField: ReasoningField(o.ReasoningField),
+		Strict: !o.Lenient, ExcludeReasoning: o.ExcludeReasoning, ReasoningField: ReasoningField(o.ReasoningField),
 		StreamUsage: o.StreamUsage, ExpectStart: o.ExpectStart}
 }
 

@@ -23,9 +23,9 @@ import (
 // classifier every rule of what a message is to the APIs.
 
 // ResponseOptions control how model output becomes a response. The zero value
-// (and a nil *ResponseOptions) gives random ids, the current time, the
-// reasoning included, strict parsing, and OpenAI's defaults for the request
-// parameters a Responses object repeats.
+// (and a nil *ResponseOptions) is what a server needs: random ids, the
+// current time, the reasoning included, malformed output recovered, and
+// OpenAI's defaults for the request parameters a Responses object repeats.
 type ResponseOptions struct {
 	// ID is the response's id; "" means a new one ("chatcmpl-…" or
 	// "resp_…").
@@ -50,26 +50,26 @@ type ResponseOptions struct {
 	// StreamUsage adds, after a stream's last chunk, a chunk with the usage
 	// and no choices (stream_options.include_usage).
 	StreamUsage bool
-	// Lenient recovers malformed model output instead of failing, the
-	// setting a server uses: the tokens are parsed in harmony's recovery
-	// mode (harmony.ParseOptions.Recover), messages from roles other than
-	// the assistant are dropped, and a message to a recipient that is no
-	// (declared) tool is reasoning; see the package doc's "Malformed
-	// output". Strict (the default) ends the conversion with an
-	// [*OutputError] instead.
-	Lenient bool
+	// Strict ends the conversion with an [*OutputError] at the first
+	// malformed token, as harmony's strict parser does, instead of
+	// recovering. Without it (the default, what a server needs) the tokens
+	// are parsed in harmony's recovery mode (harmony.ParseRecover),
+	// messages from roles other than the assistant are dropped, and a
+	// message to a recipient that is no (declared) tool is reasoning; see
+	// the package doc's "Malformed output".
+	Strict bool
 	// Tools are the names of the functions the request declared. When
 	// Tools or BuiltinTools is non-nil, a message to functions.NAME is a
 	// tool call only if NAME is among them, and a message to a built-in
 	// tool only if BuiltinTools has it; any other message to a recipient is
-	// an error (strict) or reasoning (lenient). nil for both accepts a call
+	// an error (Strict) or reasoning (the default). nil for both accepts a call
 	// to any valid tool name. A request's ResponseOptions method fills
 	// Tools; the server adds the built-ins it enabled.
 	Tools []string
 	// BuiltinTools are the built-in tools the system message declared:
 	// "browser" (its calls are "browser.search", "browser.open", …),
 	// "python", or another namespace, whose calls are "ns" or "ns.TOOL";
-	// lenient parsing accepts the namespaces' recipients too.
+	// recovery accepts the namespaces' recipients too.
 	BuiltinTools []string
 	// SealReasoning gives each Responses reasoning item an
 	// encrypted_content sealed with Sealer (the request's include has
@@ -95,7 +95,7 @@ type Sampling struct {
 	// Truncated says sampling stopped at the token limit rather than at a
 	// stop token: the finish reason is "length" and the Responses status
 	// "incomplete". A header cut off by the limit is then dropped rather
-	// than being an error (when strict; lenient conversion makes its text
+	// than being an error (with Strict; recovery makes its text
 	// reasoning).
 	Truncated bool
 	// PromptTokens is the length of the rendered prompt, and CachedTokens
@@ -114,13 +114,15 @@ const (
 	ReasoningFieldBoth             ReasoningField = "both"
 )
 
-// ParseReasoningField reads a reasoning field's name; "" is "reasoning".
-func ParseReasoningField(s string) (ReasoningField, error) {
-	switch f := ReasoningField(s); f {
+// UnmarshalText reads a reasoning field's name ("" is "reasoning"), so that
+// a ReasoningField can be a command-line flag or a JSON string.
+func (f *ReasoningField) UnmarshalText(text []byte) error {
+	switch r := ReasoningField(text); r {
 	case "", ReasoningFieldReasoning, ReasoningFieldReasoningContent, ReasoningFieldBoth:
-		return f, nil
+		*f = r
+		return nil
 	}
-	return "", fmt.Errorf("openaicompat: reasoning field %q is not reasoning, reasoning_content or both", s)
+	return fmt.Errorf("openaicompat: reasoning field %q is not reasoning, reasoning_content or both", text)
 }
 
 // set writes text to the fields f names.
@@ -202,7 +204,7 @@ type classifier struct {
 }
 
 func newClassifier(o *ResponseOptions) classifier {
-	c := classifier{recover: o.Lenient, declared: o.Tools != nil || o.BuiltinTools != nil}
+	c := classifier{recover: !o.Strict, declared: o.Tools != nil || o.BuiltinTools != nil}
 	if c.declared {
 		c.tools = make(map[string]bool, len(o.Tools))
 		for _, n := range o.Tools {
@@ -273,29 +275,8 @@ type sink interface {
 	end(cut bool) // cut: the message was ended by the end of a truncated stream
 }
 
-// replay sends the events of complete messages, as the decoder would have.
-// With cut, the last message is reported as cut off by the token limit.
-func replay(msgs []harmony.Message, c *classifier, cut bool, s sink) error {
-	for i := range msgs {
-		m := &msgs[i]
-		k, name, err := c.classify(m.Role, m.Name, m.Channel, m.Recipient)
-		if err != nil {
-			return &OutputError{MessageIndex: i, Err: err}
-		}
-		if k == kindDropped {
-			continue
-		}
-		s.start(k, name)
-		if text := m.Text(); text != "" {
-			s.delta(text)
-		}
-		s.end(cut && i == len(msgs)-1)
-	}
-	return nil
-}
-
 // decoder turns tokens into the sink's events: it runs a
-// harmony.StreamParser (in recovery mode when lenient) and translates the
+// harmony.StreamParser (in recovery mode unless Strict) and translates the
 // parser's events, classifying each message when its header completes.
 type decoder struct {
 	p    *harmony.StreamParser
@@ -320,8 +301,8 @@ func newDecoder(enc *harmony.Encoding, o *ResponseOptions) (*decoder, error) {
 		role = ""
 	}
 	po := &harmony.ParseOptions{}
-	if o.Lenient {
-		po.Recover = true
+	if !o.Strict {
+		po.Mode = harmony.ParseRecover
 		po.Functions = o.Tools
 		for _, n := range o.BuiltinTools {
 			if n != "browser" && n != "python" && n != "functions" {

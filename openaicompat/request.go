@@ -378,10 +378,10 @@ func (b *builder) conversation(s settings) harmony.Conversation {
 		sys = sys.WithReasoningEffort(effort)
 	}
 	if b.opts.BrowserTool {
-		sys = sys.WithBrowserTool()
+		sys = sys.WithTools(harmony.BrowserNamespace())
 	}
 	if b.opts.PythonTool {
-		sys = sys.WithPythonTool()
+		sys = sys.WithTools(harmony.PythonNamespace())
 	}
 	msgs := make([]harmony.Message, 0, len(b.msgs)+2)
 	msgs = append(msgs, harmony.NewSystemMessage(sys))
@@ -413,11 +413,11 @@ func (b *builder) conversation(s settings) harmony.Conversation {
 func parseEffort(s string) (harmony.ReasoningEffort, bool) {
 	switch strings.ToLower(s) {
 	case "low", "minimal":
-		return harmony.ReasoningLow, true
+		return harmony.EffortLow, true
 	case "medium":
-		return harmony.ReasoningMedium, true
+		return harmony.EffortMedium, true
 	case "high":
-		return harmony.ReasoningHigh, true
+		return harmony.EffortHigh, true
 	}
 	return "", false
 }

@@ -7,19 +7,15 @@ import (
 	"github.com/go-harmony/harmony"
 )
 
-// NewResponse builds a Responses API response from the messages the model
-// wrote: one output item per message, in order — a "reasoning" item with a
-// reasoning_text part for each analysis message, a "message" item with an
-// output_text part for each final answer or preamble, a "function_call" item
-// for each message to a recipient. When s.Truncated, the last item and the
-// response are "incomplete". A nil opts means the defaults. Errors are
-// [*OutputError]s.
-func NewResponse(msgs []harmony.Message, s Sampling, opts *ResponseOptions) (*Response, error) {
-	return fromMessages(newRespAcc(opts, false), msgs, s)
-}
-
-// ResponseFromTokens is [NewResponse] for the sampled tokens themselves,
-// parsed as the [ResponsesStreamConverter] parses them.
+// ResponseFromTokens builds a Responses API response from the sampled
+// tokens (without the prompt's "<|start|>assistant"), parsed as the
+// [ResponsesStreamConverter] parses them: one output item per message, in
+// order — a "reasoning" item with a reasoning_text part for each analysis
+// message, a "message" item with an output_text part for each final answer
+// or preamble, a "function_call" item for each message to a recipient. When
+// s.Truncated, the last item and the response are "incomplete". Its usage
+// counts the tokens given and s.PromptTokens. A nil opts means the
+// defaults. Errors are [*OutputError]s (with Strict).
 func ResponseFromTokens(enc *harmony.Encoding, tokens []harmony.Token, s Sampling, opts *ResponseOptions) (*Response, error) {
 	return fromTokens(enc, newRespAcc(opts, false), tokens, s)
 }
@@ -69,7 +65,7 @@ func (c *ResponsesStreamConverter) Finish(s Sampling) ([]ResponseEvent, error) {
 // Fail ends the stream on err — an error of Process or Finish, or the
 // server's own, such as a sampler's failure — instead of Finish, and
 // returns its last events: an "error" event with the code, message and
-// param of [NewErrorResponse](err), then "response.failed" with the output
+// param of [HTTPError](err), then "response.failed" with the output
 // so far (an item cut off "incomplete"), status "failed" and an error
 // whose code is err's, or "server_error". Their sequence numbers follow
 // those of the events returned before. After Fail, Process and Finish
@@ -84,11 +80,11 @@ func (c *ResponsesStreamConverter) Fail(err error) []ResponseEvent {
 }
 
 // Messages returns the messages of the output so far, as harmony parsed
-// them (recovered ones included, and those lenient conversion dropped). The
+// them (recovered ones included, and those recovery dropped). The
 // slice is the converter's own until the next call of Process or Finish.
 func (c *ResponsesStreamConverter) Messages() []harmony.Message { return c.c.d.p.Messages() }
 
-// Dropped returns how many things lenient conversion has dropped or demoted
+// Dropped returns how many things recovery has dropped or demoted
 // so far, for a server's warnings: the tokens, header words and recipients
 // harmony's recovery dropped, the messages from other roles, and the
 // messages to recipients that are no declared tool (made reasoning). It is
@@ -163,7 +159,7 @@ func (a *respAcc) streamEnd(t tally) {
 // streamFail sends the "error" event for err and "response.failed" with
 // the output so far, an item cut off "incomplete".
 func (a *respAcc) streamFail(err error) {
-	obj := NewErrorResponse(err).Error
+	obj := errorBody(err).Error
 	a.emit(ResponseEvent{Type: "error", Error: &obj})
 	r := a.envelope()
 	r.Status = "failed"

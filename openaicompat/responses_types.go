@@ -52,7 +52,7 @@ type ResponsesRequest struct {
 // instructions, tools, tool_choice, temperature, top_p,
 // parallel_tool_calls and metadata, sharing the request's slices and
 // map). The caller adds ids, the time, the built-in tools it enabled,
-// Lenient and the rest.
+// Strict and the rest.
 func (r *ResponsesRequest) ResponseOptions() ResponseOptions {
 	return ResponseOptions{Model: r.Model, Tools: declaredTools(r.toolDefs()), SealReasoning: r.sealsReasoning(), Echo: ResponseEcho{
 		Instructions:        r.Instructions,

@@ -31,7 +31,7 @@ func renderChat(t *testing.T, enc *harmony.Encoding, body string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err := enc.DecodeUTF8(toks)
+	text, err := enc.Decode(toks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestReasoningRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, _ := enc.DecodeUTF8(rt)
+	text, _ := enc.Decode(rt)
 	prompts = append(prompts, text)
 
 	want := `<|start|>user<|message|>Weather in Zürich?<|end|>` +
@@ -168,7 +168,7 @@ func TestReasoningDropRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, _ := enc.DecodeUTF8(toks)
+	text, _ := enc.Decode(toks)
 	if !strings.Contains(text, "R2 add them.") {
 		t.Log("harmony's renderer now drops the reasoning of later answered turns too; dropStaleReasoning may be redundant")
 	}
@@ -235,7 +235,7 @@ func TestStreamAfterFinish(t *testing.T) {
 	if _, err := c.Finish(Sampling{}); err == nil {
 		t.Error("second Finish succeeded")
 	}
-	r, err := NewResponsesStreamConverter(enc, nil)
+	r, err := NewResponsesStreamConverter(enc, &ResponseOptions{Strict: true})
 	if err != nil {
 		t.Fatal(err)
 	}

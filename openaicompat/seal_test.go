@@ -183,7 +183,7 @@ func TestItemReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
-	prompt, _ := enc.DecodeUTF8(p)
+	prompt, _ := enc.Decode(p)
 	want := `<|start|>user<|message|>hi<|end|><|start|>assistant<|channel|>analysis<|message|>Call the tool.<|end|>` +
 		`<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{}<|call|>` +
 		`<|start|>functions.f to=assistant<|channel|>commentary<|message|>ok<|end|><|start|>assistant`
@@ -278,5 +278,5 @@ func responsesPrompt(t *testing.T, enc *harmony.Encoding, body string, opts *Req
 	if err != nil {
 		t.Fatal(err)
 	}
-	return enc.DecodeUTF8(p)
+	return enc.Decode(p)
 }

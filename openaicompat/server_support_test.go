@@ -176,7 +176,7 @@ func TestReasoningTokens(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := &ResponseOptions{Lenient: tc.lenient, IDGenerator: counter(), Created: 1}
+			opts := &ResponseOptions{Strict: !tc.lenient, IDGenerator: counter(), Created: 1}
 			s := Sampling{PromptTokens: 7, CachedTokens: 3}
 			cc, err := NewChatStreamConverter(enc, opts)
 			if err != nil {

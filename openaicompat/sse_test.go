@@ -34,7 +34,7 @@ func sseEncoding(t testing.TB) *harmony.Encoding {
 func sseOptions() *openaicompat.ResponseOptions {
 	n := 0
 	return &openaicompat.ResponseOptions{
-		Model: "gpt-oss-120b", Created: 1751112000, Lenient: true,
+		Model: "gpt-oss-120b", Created: 1751112000,
 		IDGenerator: func() string { n++; return strconv.Itoa(n) },
 	}
 }

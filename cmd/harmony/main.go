@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	harmony render [--mode completion|conversation|training] [--role ROLE] [--reasoning reference|guide|keep] [--keep-analysis] [--text] [--workers N]
+//	harmony render [--mode completion|conversation|training] [--role ROLE] [--reasoning reference|guide|keep] [--text] [--workers N]
 //	harmony render --mode training --mask [--learn-all] [--workers N]
 //	harmony parse  [--role ROLE|none] [--lenient] [--recover] [--keep-headers]
 //	harmony stream [--role ROLE|none] [--lenient] [--recover] [--keep-headers]
@@ -34,7 +34,7 @@
 // --reasoning says which earlier analysis messages are rendered: reference
 // (the default, the reference's auto_drop_analysis), guide (the harmony
 // guide's rule: the analysis of every turn that ended in a final answer is
-// dropped) or keep; --keep-analysis is --reasoning keep. --text writes the rendered text
+// dropped) or keep. --text writes the rendered text
 // (decoded from the tokens) as a JSON string instead of the ids.
 //
 // render --mode training --mask writes a training example with its loss mask,
@@ -44,7 +44,7 @@
 // one mask value per id, 1 for a token the model is trained to predict, as
 // harmony.Encoding.RenderTrainingExample renders it: the last assistant
 // turn's own reasoning is kept and that of earlier answered turns dropped
-// (so --reasoning, --keep-analysis and --text do not apply), and the tokens
+// (so --reasoning and --text do not apply), and the tokens
 // the model samples in that turn are learned; --learn-all learns every
 // assistant turn's. Input messages may carry their reasoning in "thinking",
 // "reasoning_content" or "reasoning" (see harmony.Conversation.UnmarshalJSON);
@@ -147,7 +147,7 @@ type command struct {
 
 var commands = map[string]command{
 	"render": {
-		synopsis: "render [--mode completion|conversation|training] [--role ROLE] [--reasoning reference|guide|keep] [--keep-analysis] [--text] [--workers N]\n" +
+		synopsis: "render [--mode completion|conversation|training] [--role ROLE] [--reasoning reference|guide|keep] [--text] [--workers N]\n" +
 			"       harmony render --mode training --mask [--learn-all] [--workers N]\n\n" +
 			"Reads one conversation per line ({\"messages\":[...]} or a bare array) and writes\n" +
 			"its token ids as a JSON array, or with --text the rendered text as a JSON string,\n" +
@@ -321,11 +321,9 @@ func (v *reasoningValue) String() string { return v.p.String() }
 
 // Set accepts reference, guide or keep.
 func (v *reasoningValue) Set(s string) error {
-	p, err := harmony.ParseReasoningPolicy(s)
-	if err != nil {
+	if err := v.p.UnmarshalText([]byte(s)); err != nil {
 		return errors.New("want reference, guide or keep")
 	}
-	v.p = p
 	return nil
 }
 
@@ -334,7 +332,6 @@ func setupRender(fs *flag.FlagSet) func(*cli) error {
 	role := roleValue{role: harmony.RoleAssistant}
 	fs.Var(&mode, "mode", "`MODE`: completion, conversation or training")
 	fs.Var(&role, "role", "the `ROLE` of the turn to be sampled (completion mode only)")
-	keep := fs.Bool("keep-analysis", false, "keep analysis messages that are dropped by default (--reasoning keep)")
 	reasoning := reasoningValue{harmony.ReasoningReference}
 	fs.Var(&reasoning, "reasoning", "the `POLICY` for earlier analysis messages: reference (the default),\nguide (drop the analysis of answered turns) or keep")
 	text := fs.Bool("text", false, "write the rendered text as a JSON string instead of token ids")
@@ -349,12 +346,12 @@ func setupRender(fs *flag.FlagSet) func(*cli) error {
 			return usageError{fmt.Errorf("--workers %d: want at least 1", *workers)}
 		case *mask && mode != "training":
 			return usageError{errors.New("--mask needs --mode training")}
-		case *mask && (*text || set["reasoning"] || set["keep-analysis"]):
-			return usageError{errors.New("--mask renders the trained turn's reasoning by its own rule: it takes no --text, --reasoning or --keep-analysis")}
+		case *mask && (*text || set["reasoning"]):
+			return usageError{errors.New("--mask renders the trained turn's reasoning by its own rule: it takes no --text or --reasoning")}
 		case *learnAll && !*mask:
 			return usageError{errors.New("--learn-all needs --mask")}
 		}
-		opts := &harmony.RenderOptions{Reasoning: reasoning.p, KeepAnalysis: *keep}
+		opts := &harmony.RenderOptions{Reasoning: reasoning.p}
 		topts := &harmony.TrainingOptions{LearnAllTurns: *learnAll}
 		return c.eachLineWorkers(*workers, func() lineFunc {
 			var toks []harmony.Token
@@ -501,7 +498,14 @@ func parseFlags(fs *flag.FlagSet) (role *roleValue, opts func() *harmony.ParseOp
 	recover := fs.Bool("recover", false, "recover malformed model output, as a server does (never fails)")
 	keep := fs.Bool("keep-headers", false, "keep each header's form as the model wrote it (a \"header\" field),\nso that rendering the messages gives back the sampled tokens")
 	return role, func() *harmony.ParseOptions {
-		return &harmony.ParseOptions{Lenient: *lenient, Recover: *recover, KeepHeaders: *keep}
+		mode := harmony.ParseStrict
+		switch {
+		case *recover:
+			mode = harmony.ParseRecover
+		case *lenient:
+			mode = harmony.ParseLenient
+		}
+		return &harmony.ParseOptions{Mode: mode, KeepHeaders: *keep}
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/conformance"
@@ -71,7 +72,7 @@ func caseArgs(t *testing.T, c *conformanceCase) (args []string, input string) {
 			args = append(args, "--role", *c.Role)
 		}
 		if c.KeepAnalysis() {
-			args = append(args, "--keep-analysis")
+			args = append(args, "--reasoning", "keep")
 		}
 		var b bytes.Buffer
 		if err := json.Compact(&b, c.Conversation); err != nil {
@@ -471,7 +472,7 @@ func TestEncodeCountDecode(t *testing.T) {
 	// A token that is only part of a UTF-8 character decodes lossily.
 	partial := harmony.Token(0)
 	for ; partial < 1000; partial++ {
-		if _, err := enc.DecodeUTF8([]harmony.Token{partial}); err != nil {
+		if b, err := enc.AppendBytes(nil, []harmony.Token{partial}); err == nil && !utf8.Valid(b) {
 			break
 		}
 	}

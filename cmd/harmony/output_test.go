@@ -62,7 +62,11 @@ func referenceStepOf(p *harmony.StreamParser, tok *harmony.Token) referenceStep 
 // referenceStream returns the line stream wrote for toks with encoding/json.
 func referenceStream(t *testing.T, role harmony.Role, lenient bool, toks []harmony.Token) string {
 	t.Helper()
-	p, err := mustEnc(t).NewStreamParser(role, &harmony.ParseOptions{Lenient: lenient})
+	opts := &harmony.ParseOptions{}
+	if lenient {
+		opts.Mode = harmony.ParseLenient
+	}
+	p, err := mustEnc(t).NewStreamParser(role, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +236,7 @@ func TestStreamBytes(t *testing.T) {
 	// messages, 30,000 tokens.
 	conv := benchConversation(t)
 	conv.Messages = conv.Messages[:52]
-	toks, err := enc.RenderConversation(conv, &harmony.RenderOptions{KeepAnalysis: true})
+	toks, err := enc.RenderConversation(conv, &harmony.RenderOptions{Reasoning: harmony.ReasoningKeepAll})
 	if err != nil {
 		t.Fatal(err)
 	}

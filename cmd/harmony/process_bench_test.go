@@ -23,7 +23,7 @@ import (
 //
 //	Op=render: the conversation as one JSON line to token ids; harmony render
 //	  (completion mode) against tiktokenpeer encode of the same texts.
-//	Op=parse: its tokens (rendered with --mode conversation --keep-analysis)
+//	Op=parse: its tokens (rendered with --mode conversation --reasoning keep)
 //	  as one JSON line to messages; harmony parse against tiktokenpeer decode.
 //	Op=stream: harmony stream on the same tokens, which writes a JSON object
 //	  per token.
@@ -52,7 +52,7 @@ func BenchmarkProcess(b *testing.B) {
 	}
 
 	var out bytes.Buffer
-	runProcess(b, convFile, &out, harmonyBin, "render", "--mode", "conversation", "--keep-analysis")
+	runProcess(b, convFile, &out, harmonyBin, "render", "--mode", "conversation", "--reasoning", "keep")
 	tokFile := filepath.Join(dir, "tokens.jsonl")
 	if err := os.WriteFile(tokFile, out.Bytes(), 0o644); err != nil {
 		b.Fatal(err)
@@ -65,7 +65,7 @@ func BenchmarkProcess(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	decoded, err := enc.DecodeBytes(toks)
+	decoded, err := enc.AppendBytes(nil, toks)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -165,7 +165,7 @@ func TestRenderUsageErrors(t *testing.T) {
 		{"--mode", "completion", "--mask"},
 		{"--mode", "training", "--mask", "--text"},
 		{"--mode", "training", "--mask", "--reasoning", "guide"},
-		{"--mode", "training", "--mask", "--keep-analysis"},
+		{"--mode", "training", "--mask", "--reasoning", "keep"},
 		{"--mode", "training", "--learn-all"},
 		{"--workers", "0"},
 		{"--workers", "x"},

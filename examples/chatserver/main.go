@@ -241,8 +241,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		fs.Usage()
 		return err
 	}
-	field, err := openaicompat.ParseReasoningField(*reasoningField)
-	if err != nil {
+	var field openaicompat.ReasoningField
+	if err := field.UnmarshalText([]byte(*reasoningField)); err != nil {
 		fs.Usage()
 		return err
 	}
@@ -256,6 +256,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			}
 			keys = append(keys, b)
 		}
+		var err error
 		if sealer, err = openaicompat.NewReasoningSealer(keys...); err != nil {
 			return fmt.Errorf("-reasoning-keys: %w", err)
 		}

@@ -279,7 +279,7 @@ func promptLines(t *testing.T, enc *harmony.Encoding, log string) []loggedPrompt
 		}
 		var p loggedPrompt
 		unmarshal(t, []byte(line), &p)
-		if text, err := enc.DecodeUTF8(p.Tokens); err != nil || text != p.Text {
+		if text, err := enc.Decode(p.Tokens); err != nil || text != p.Text {
 			t.Fatalf("prompt log line: tokens decode to %q (%v), text is %q", text, err, p.Text)
 		}
 		out = append(out, p)

@@ -60,7 +60,7 @@ type sampler struct {
 func newSampler(enc *harmony.Encoding, seed uint64) *sampler {
 	var closers, single []harmony.Token
 	for id := harmony.Token(0); id < harmony.FirstSpecialToken; id++ {
-		b, err := enc.DecodeBytes([]harmony.Token{id})
+		b, err := enc.AppendBytes(nil, []harmony.Token{id})
 		if err != nil || len(b) == 0 {
 			continue
 		}

@@ -274,11 +274,11 @@ func (s *server) requestOptions() *openaicompat.RequestOptions {
 }
 
 // responseOptions completes the options a request asks for: the model's
-// output is recovered as a server must (Lenient) unless the server is
+// output is recovered as a server must (the default) unless the server is
 // strict, and only the request's functions can be called (ro.Tools; this
 // server enables no built-in tool).
 func (s *server) responseOptions(ro openaicompat.ResponseOptions) openaicompat.ResponseOptions {
-	ro.Lenient = !s.opts.Strict
+	ro.Strict = s.opts.Strict
 	ro.ReasoningField = s.opts.ReasoningField
 	ro.Sealer = s.opts.Sealer
 	if ro.Model == "" {
@@ -327,7 +327,7 @@ func (s *server) logPrompt(prompt []harmony.Token) error {
 	if s.prompts == nil {
 		return nil
 	}
-	text, err := s.enc.DecodeUTF8(prompt)
+	text, err := s.enc.Decode(prompt)
 	if err != nil {
 		text, _ = s.enc.Decode(prompt)
 	}

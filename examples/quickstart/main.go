@@ -36,7 +36,7 @@ func main() {
 	)
 	conv := harmony.NewConversation(
 		harmony.NewSystemMessage(harmony.NewSystemContent().
-			WithReasoningEffort(harmony.ReasoningHigh).
+			WithReasoningEffort(harmony.EffortHigh).
 			WithConversationStartDate("2025-06-28")),
 		harmony.NewDeveloperMessage(harmony.NewDeveloperContent().
 			WithInstructions("Always respond in riddles").
@@ -47,7 +47,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	text, err := enc.DecodeUTF8(prompt)
+	text, err := enc.Decode(prompt)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -115,7 +115,7 @@ func main() {
 					dt := float64(time.Since(t0).Nanoseconds()) / 1e3
 					maskTimes = append(maskTimes, dt)
 					if *slow > 0 && dt > *slow {
-						pre, _ := enc.DecodeBytes(toks[:k])
+						pre, _ := enc.AppendBytes(nil, toks[:k])
 						fmt.Printf("SLOW %.0fµs %s threads=%d after %.80q\n", dt, e.Name, m.Threads(), pre[max(0, len(pre)-80):])
 					}
 					bit := mask[tok/64]&(1<<(tok%64)) != 0

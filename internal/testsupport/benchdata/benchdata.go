@@ -61,7 +61,7 @@ const (
 		`"tools":{"functions":{"name":"functions","tools":[` + weatherTool + `]}}}]}`
 
 	// largeSystem is NewSystemMessage(NewSystemContent().
-	// WithConversationStartDate("2025-06-28").WithBrowserTool()).
+	// WithConversationStartDate("2025-06-28").WithTools(harmony.BrowserNamespace())).
 	largeSystem = `{"role":"system","content":[{"type":"system_content",` +
 		`"model_identity":"You are ChatGPT, a large language model trained by OpenAI.","reasoning_effort":"Medium",` +
 		`"tools":{"browser":{"name":"browser","description":"Tool for browsing.\nThe ` + "`cursor`" + ` appears in brackets before each browsing display: ` + "`[{cursor}]`" + `.\n` +
