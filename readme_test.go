@@ -372,7 +372,7 @@ func readmeServer(enc *harmony.Encoding, model *standIn) http.HandlerFunc {
 			fail(err)
 			return
 		}
-		sse := openaicompat.NewSSEWriter(w)  // text/event-stream, flushed after each write
+		sse := openaicompat.NewSSEWriter(w) // text/event-stream, flushed after each write
 		sse.WriteTimeout = 30 * time.Second // per write: a client that stops reading is dropped
 		for tok := range model.Stream(prompt) {
 			chunks, err := stream.Process(tok) // role, then reasoning/content deltas, then tool-call deltas
