@@ -211,3 +211,74 @@ func TestConcurrentMatchers(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestUnionKeepsUTF8AndLength: a union of string branches, one with a
+// length bound, must keep both the bound and UTF-8 validity. The length
+// counter counts lead bytes and accepts any bytes alone; product's
+// shortcut for the universal automaton once returned it uncrossed, so
+// that five continuation bytes passed as a string of no characters.
+func TestUnionKeepsUTF8AndLength(t *testing.T) {
+	enc := testEncoding(t)
+	for _, schema := range []string{
+		`{"anyOf":[{"type":"string","maxLength":3},{"const":"x"}]}`,
+		`{"anyOf":[{"type":"string","maxLength":3},{"enum":["x","y"]}]}`,
+		`{"anyOf":[{"type":"string","maxLength":3},{"type":"string","maxLength":5}]}`,
+		`{"type":"string","maxLength":3,"pattern":"^a"}`,
+		`{"type":"string","minLength":1,"format":"date"}`,
+	} {
+		g := compile(t, schema, nil)
+		for _, bad := range []string{"\"\x88\x88\x88\x88\x88\"", "\"\xff\"", "\"a\xc3\"", "\"aaaaaaa\""} {
+			m := g.NewMatcher()
+			if err := m.AcceptBytes([]byte(bad)); err == nil && m.CanEnd() {
+				t.Errorf("%s: AcceptBytes(%q) accepted and can end", schema, bad)
+			}
+			// Token by token, through the mask.
+			m.Reset()
+			mask := make([]uint64, g.MaskWords())
+			ended := true
+			for _, tok := range byteTokens(t, enc, bad) {
+				m.FillMask(mask)
+				if mask[tok/64]&(1<<(tok%64)) == 0 {
+					ended = false
+					break
+				}
+				if err := m.Accept(tok); err != nil {
+					t.Fatalf("%s: Accept(%d) of a masked token: %v", schema, tok, err)
+				}
+			}
+			if ended && m.CanEnd() {
+				t.Errorf("%s: the mask let %q through to the end", schema, bad)
+			}
+		}
+		for _, good := range []string{`"x"`, `"abc"`} {
+			m := g.NewMatcher()
+			err := m.AcceptBytes([]byte(good))
+			if schema[2] == 'a' && (err != nil || !m.CanEnd()) { // the anyOf schemas take both
+				t.Errorf("%s: %s refused: %v", schema, good, err)
+			}
+		}
+	}
+}
+
+// byteTokens spells text with the vocabulary's one-byte tokens, which can
+// write any byte, valid UTF-8 or not (EncodeOrdinary would write U+FFFD
+// for an invalid byte).
+func byteTokens(t *testing.T, enc *harmony.Encoding, text string) []harmony.Token {
+	t.Helper()
+	var byByte [256]harmony.Token
+	found := 0
+	for r := harmony.Token(0); r < 2000 && found < 256; r++ {
+		if b, err := enc.AppendBytes(nil, []harmony.Token{r}); err == nil && len(b) == 1 && byByte[b[0]] == 0 {
+			byByte[b[0]] = r
+			found++
+		}
+	}
+	if found < 256 {
+		t.Fatalf("only %d one-byte tokens", found)
+	}
+	var out []harmony.Token
+	for i := 0; i < len(text); i++ {
+		out = append(out, byByte[text[i]])
+	}
+	return out
+}

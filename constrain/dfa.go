@@ -535,7 +535,11 @@ const (
 	opAndNot
 )
 
-// product combines a and b (nil is the empty language) by op.
+// product combines a and b (nil is the empty language) by op. Its
+// shortcuts take every automaton to accept only valid UTF-8, as those
+// compiled from patterns do: the universal automaton is then a neutral
+// element of opAnd. An automaton over raw bytes (lengthDFA's counter) goes
+// through cross instead.
 func product(a, b *dfa, op productOp) (*dfa, error) {
 	switch op {
 	case opAnd:
@@ -566,6 +570,11 @@ func product(a, b *dfa, op productOp) (*dfa, error) {
 			return nil, nil
 		}
 	}
+	return cross(a, b, op)
+}
+
+// cross is the product construction itself, without product's shortcuts.
+func cross(a, b *dfa, op productOp) (*dfa, error) {
 	d := &dfa{}
 	type pair struct{ ca, cb uint8 }
 	clsOf := map[pair]uint8{}
@@ -662,7 +671,9 @@ func lengthDFA(min, max int) (*dfa, error) {
 		return nil, fmt.Errorf("%w: string length bound %d", ErrTooComplex, top)
 	}
 	// Count code points by their lead bytes; the universal DFA keeps the
-	// bytes valid UTF-8.
+	// bytes valid UTF-8. The counter alone accepts any bytes (a run of
+	// continuation bytes counts as nothing), so it is crossed with the
+	// universal DFA in full: product would return it as it is.
 	d := &dfa{ncls: 2}
 	for b := 0x80; b < 0xC0; b++ {
 		d.cls[b] = 1
@@ -678,7 +689,7 @@ func lengthDFA(min, max int) (*dfa, error) {
 		}
 		d.next = append(d.next, nx, int32(c))
 	}
-	return product(universalDFA, d.trim(), opAnd)
+	return cross(universalDFA, d.trim(), opAnd)
 }
 
 // liveInRange reports whether some code point in [lo, hi], written in UTF-8
