@@ -1,7 +1,12 @@
 package main
 
+// This file reads standard input a line at a time (lineReader) and runs a
+// line command on each line (eachLine).
+
 import (
 	"bufio"
+	"bytes"
+	"fmt"
 	"io"
 	"os"
 )
@@ -86,4 +91,38 @@ func (lr *lineReader) leftBytes() (int64, bool) {
 	}
 	left, ok := lr.left()
 	return left + int64(lr.r.Buffered()), ok && left >= 0
+}
+
+// eachLine runs fn on every non-blank line of standard input (white space
+// trimmed) and writes its result, or {"error":...} when it fails, as one JSON
+// line. It stops early only when input or output fails.
+func (c *cli) eachLine(fn func(line []byte) (any, error)) error {
+	r := newLineReader(c.stdin)
+	for {
+		// Flush before a read that may block: a client that writes a line
+		// and waits gets its answer, and bulk input costs one flush per
+		// buffer of input, not one per line.
+		if r.Buffered() == 0 {
+			if err := c.out.flush(); err != nil {
+				return err
+			}
+		}
+		line, rerr := r.readLine()
+		if line = bytes.TrimSpace(line); len(line) > 0 {
+			v, err := fn(line)
+			if err != nil {
+				c.failed = true
+				v = errorLine{Error: err.Error()}
+			}
+			if err := c.out.write(v); err != nil {
+				return err
+			}
+		}
+		if rerr == io.EOF {
+			return nil
+		}
+		if rerr != nil {
+			return fmt.Errorf("reading standard input: %w", rerr)
+		}
+	}
 }

@@ -1,0 +1,91 @@
+package main
+
+// This file holds the flag types of the subcommands and the flags that parse
+// and stream share.
+
+import (
+	"errors"
+	"flag"
+
+	"github.com/go-harmony/harmony"
+)
+
+// roleValue is a --role flag: a role name or, with allowNone, "none" for the
+// unknown role "".
+type roleValue struct {
+	role      harmony.Role
+	allowNone bool
+}
+
+// String returns the flag's value, as flag.Value requires.
+func (v *roleValue) String() string {
+	if v.role == "" {
+		return "none"
+	}
+	return string(v.role)
+}
+
+// Set parses a role name, or "none" where the flag allows it.
+func (v *roleValue) Set(s string) error {
+	if v.allowNone && s == "none" {
+		v.role = ""
+		return nil
+	}
+	if !harmony.Role(s).Valid() {
+		if v.allowNone {
+			return errors.New("want system, developer, user, assistant, tool or none")
+		}
+		return errors.New("want system, developer, user, assistant or tool")
+	}
+	v.role = harmony.Role(s)
+	return nil
+}
+
+// modeValue is render's --mode flag.
+type modeValue string
+
+// String returns the flag's value, as flag.Value requires.
+func (v *modeValue) String() string { return string(*v) }
+
+// Set accepts completion, conversation or training.
+func (v *modeValue) Set(s string) error {
+	switch s {
+	case "completion", "conversation", "training":
+		*v = modeValue(s)
+		return nil
+	}
+	return errors.New("want completion, conversation or training")
+}
+
+// reasoningValue is render's --reasoning flag.
+type reasoningValue struct{ p harmony.ReasoningPolicy }
+
+// String returns the flag's value, as flag.Value requires.
+func (v *reasoningValue) String() string { return v.p.String() }
+
+// Set accepts reference, guide or keep.
+func (v *reasoningValue) Set(s string) error {
+	if err := v.p.UnmarshalText([]byte(s)); err != nil {
+		return errors.New("want reference, guide or keep")
+	}
+	return nil
+}
+
+// parseFlags registers the flags of parse and stream.
+func parseFlags(fs *flag.FlagSet) (role *roleValue, opts func() *harmony.ParseOptions) {
+	role = &roleValue{allowNone: true}
+	fs.Var(role, "role", "the `ROLE` whose header the tokens start in, right after \"<|start|>ROLE\";\nnone (the default) when they start at <|start|>")
+	lenient := fs.Bool("lenient", false, "parse in the reference's non-strict mode")
+	recover := fs.Bool("recover", false, "recover malformed model output, as a server does (never fails)")
+	keep := fs.Bool("keep-headers", false, "keep each header's form as the model wrote it (a \"header\" field),\nso that rendering the messages gives back the sampled tokens")
+	return role, func() *harmony.ParseOptions {
+		mode := harmony.ParseStrict
+		switch {
+		case *recover:
+			mode = harmony.ParseRecover
+		case *lenient:
+			mode = harmony.ParseLenient
+		}
+		return &harmony.ParseOptions{Mode: mode, KeepHeaders: *keep}
+	}
+}

@@ -1,0 +1,53 @@
+package main
+
+// This file holds the commands between text and token ids: encode, count and
+// decode.
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/go-harmony/harmony"
+)
+
+func setupEncode(fs *flag.FlagSet, count bool) func(*cli) error {
+	special := fs.Bool("special", false, "turn the text of special tokens into those tokens")
+	return func(c *cli) error {
+		data, err := io.ReadAll(c.stdin)
+		if err != nil {
+			return fmt.Errorf("reading standard input: %w", err)
+		}
+		var toks []harmony.Token
+		if *special {
+			toks = c.enc.EncodeWithSpecialTokens(string(data))
+		} else {
+			toks = c.enc.EncodeOrdinary(string(data))
+		}
+		if count {
+			return c.out.write(len(toks))
+		}
+		return c.out.write(ids(toks))
+	}
+}
+
+func setupDecode(fs *flag.FlagSet) func(*cli) error {
+	return func(c *cli) error {
+		return c.eachLine(func(line []byte) (any, error) {
+			toks, err := parseIDs(line)
+			if err != nil {
+				return nil, err
+			}
+			return c.enc.Decode(toks)
+		})
+	}
+}
+
+// ids returns toks, or an empty slice for nil, so that no tokens are written
+// as [] rather than null.
+func ids(toks []harmony.Token) []harmony.Token {
+	if toks == nil {
+		return []harmony.Token{}
+	}
+	return toks
+}
