@@ -6,8 +6,8 @@
 //
 //	harmony render [--mode completion|conversation|training] [--role ROLE] [--reasoning reference|guide|keep] [--text] [--workers N]
 //	harmony render --mode training --mask [--learn-all] [--workers N]
-//	harmony parse  [--role ROLE|none] [--lenient] [--recover] [--keep-headers]
-//	harmony stream [--role ROLE|none] [--lenient] [--recover] [--keep-headers]
+//	harmony parse  [--role ROLE|none] [--lenient|--recover] [--keep-headers]
+//	harmony stream [--role ROLE|none] [--lenient|--recover] [--keep-headers]
 //	harmony encode [--special]
 //	harmony count  [--special]
 //	harmony decode
@@ -56,9 +56,22 @@
 // parse reads a JSON array of token ids and writes the parsed messages as a
 // JSON array of messages in the reference's JSON. --role ROLE says that the
 // tokens start right after a rendered "<|start|>ROLE" (inside the first
-// header); the default, none, means they start at a <|start|>. --lenient turns
-// on the reference's non-strict mode, --recover the recovery of malformed
-// model output that servers use (harmony.ParseOptions.Recover).
+// header); the default, none, means they start at a <|start|>.
+//
+// parse and stream have three modes, a ladder in which each reads
+// well-formed tokens exactly as the one below it does and accepts more
+// (harmony.ParseMode):
+//
+//   - strict, the default, is the reference's: tokens that do not form
+//     harmony messages are an error.
+//   - --lenient is the reference's non-strict mode: a stop token in a
+//     header ends that message (harmony.ParseLenient).
+//   - --recover is what servers use: malformed model output is recovered
+//     by fixed rules and parsing never fails (harmony.ParseRecover).
+//
+// --lenient and --recover together are a usage error. --keep-headers keeps
+// each header's form as the model wrote it, so that rendering the messages
+// gives back the sampled tokens.
 //
 // stream reads a JSON array of token ids, feeds them one at a time to a
 // stream parser (flags as for parse) and writes
@@ -132,6 +145,12 @@ lines and write one JSON line per other input line, {"error":"..."} for a line
 that fails. Exit status: 0 ok, 1 some line or I/O failed, 2 usage error.
 `
 
+// parseModes is the ladder of parse modes, for the help of parse and stream.
+const parseModes = `Parse modes, a ladder: each reads well-formed tokens as strict does, and accepts more.
+  (default)  strict, the reference's: tokens that do not form messages are an error
+  --lenient  the reference's non-strict mode: a message cut short in its header ends there
+  --recover  what servers use: malformed model output is recovered, never an error`
+
 // command is one subcommand: its flags and what it does once they are parsed.
 type command struct {
 	synopsis string
@@ -150,18 +169,18 @@ var commands = map[string]command{
 		setup: setupRender,
 	},
 	"parse": {
-		synopsis: "parse [--role ROLE|none] [--lenient] [--recover] [--keep-headers]\n\n" +
+		synopsis: "parse [--role ROLE|none] [--lenient|--recover] [--keep-headers]\n\n" +
 			"Reads one JSON array of token ids per line and writes the parsed messages as a\n" +
-			"JSON array. Blank lines are skipped.",
+			"JSON array. Blank lines are skipped.\n\n" + parseModes,
 		setup: setupParse,
 	},
 	"stream": {
-		synopsis: "stream [--role ROLE|none] [--lenient] [--recover] [--keep-headers]\n\n" +
+		synopsis: "stream [--role ROLE|none] [--lenient|--recover] [--keep-headers]\n\n" +
 			"Reads one JSON array of token ids per line, feeds them to a stream parser and\n" +
 			"writes {\"steps\":[...],\"messages\":[...]} (plus \"error\":{\"index\":k,\"message\":...}\n" +
 			"when token k, or the end of the stream at k = number of tokens, is rejected).\n" +
 			"Each step is {\"token\":id|\"eos\":true,\"role\",\"channel\",\"recipient\",\"content_type\",\"delta\"},\n" +
-			"null when unknown. Blank lines are skipped.",
+			"null when unknown. Blank lines are skipped.\n\n" + parseModes,
 		setup: setupStream,
 	},
 	"encode": {

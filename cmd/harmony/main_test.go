@@ -315,6 +315,8 @@ func TestExitStatus(t *testing.T) {
 		{"none is no render role", []string{"render", "--role", "none"}, "", 2},
 		{"bad parse role", []string{"parse", "--role", "Assistant"}, "", 2},
 		{"missing flag value", []string{"stream", "--role"}, "", 2},
+		{"two parse modes", []string{"parse", "--lenient", "--recover"}, "[200005]\n", 2},
+		{"two stream modes", []string{"stream", "--recover", "--lenient"}, "[200005]\n", 2},
 		{"extra argument", []string{"count", "file.txt"}, "", 2},
 		{"help", []string{"-h"}, "", 0},
 		{"command help", []string{"render", "-h"}, "", 0},
@@ -345,6 +347,10 @@ func TestExitStatus(t *testing.T) {
 func TestUsageMessages(t *testing.T) {
 	_, _, stderr := runCLI(t, "", "render", "--mode", "chat")
 	if !strings.Contains(stderr, `invalid value "chat" for flag -mode: want completion, conversation or training`) {
+		t.Errorf("stderr: %s", stderr)
+	}
+	_, _, stderr = runCLI(t, "", "parse", "--lenient", "--recover")
+	if !strings.HasPrefix(stderr, "harmony parse: --lenient and --recover are two parse modes: give one (strict is the default)\nusage: harmony parse ") {
 		t.Errorf("stderr: %s", stderr)
 	}
 	_, _, stderr = runCLI(t, "", "frobnicate")

@@ -9,7 +9,10 @@ import (
 func setupParse(fs *flag.FlagSet) func(*cli) error {
 	role, parseOpts := parseFlags(fs)
 	return func(c *cli) error {
-		opts := parseOpts()
+		opts, err := parseOpts()
+		if err != nil {
+			return err
+		}
 		return c.eachLine(func(line []byte) (any, error) {
 			toks, err := parseIDs(line)
 			if err != nil {

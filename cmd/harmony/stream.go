@@ -17,7 +17,11 @@ type streamError struct {
 func setupStream(fs *flag.FlagSet) func(*cli) error {
 	role, parseOpts := parseFlags(fs)
 	return func(c *cli) error {
-		p, err := c.enc.NewStreamParser(role.role, parseOpts())
+		opts, err := parseOpts()
+		if err != nil {
+			return err
+		}
+		p, err := c.enc.NewStreamParser(role.role, opts)
 		if err != nil {
 			return err
 		}
