@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 )
 
 // maxSizedLine is the most input left that a long line's buffer is sized
@@ -30,6 +31,7 @@ type lineReader struct {
 	r     *bufio.Reader
 	left  func() (int64, bool) // the input left after r's buffer, if known
 	spare []byte               // the buffer of the last long line copied out
+	n     int                  // the number of the line next returned
 }
 
 func newLineReader(in io.Reader) *lineReader {
@@ -93,10 +95,30 @@ func (lr *lineReader) leftBytes() (int64, bool) {
 	return left + int64(lr.r.Buffered()), ok && left >= 0
 }
 
-// eachLine runs fn on every non-blank line of standard input (white space
-// trimmed) and writes its result, or {"error":...} when it fails, as one JSON
-// line. It stops early only when input or output fails.
-func (c *cli) eachLine(fn func(line []byte) (any, error)) error {
+// next reads the next line of a line command's input. It returns the line's
+// number (1-based, blank lines counted: the line an editor shows) and the line
+// with the white space around it trimmed, empty for a blank line, and, as
+// readLine, an error when the input ends or fails before a newline: io.EOF, or
+// a read error that names the line it cut short.
+func (lr *lineReader) next() (n int, line []byte, err error) {
+	line, err = lr.readLine()
+	lr.n++
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("line %d: reading standard input: %w", lr.n, err)
+	}
+	return lr.n, bytes.TrimSpace(line), err
+}
+
+// lineError is the message of line n's {"error":...}.
+func lineError(n int, err error) string {
+	return "line " + strconv.Itoa(n) + ": " + err.Error()
+}
+
+// eachLine runs fn on every non-blank line of standard input, with its number
+// and its white space trimmed, and writes its result, or {"error":"line N:
+// ..."} when it fails, as one JSON line. It stops early only when input or
+// output fails.
+func (c *cli) eachLine(fn func(n int, line []byte) (any, error)) error {
 	r := newLineReader(c.stdin)
 	for {
 		// Flush before a read that may block: a client that writes a line
@@ -107,12 +129,12 @@ func (c *cli) eachLine(fn func(line []byte) (any, error)) error {
 				return err
 			}
 		}
-		line, rerr := r.readLine()
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			v, err := fn(line)
+		n, line, rerr := r.next()
+		if len(line) > 0 {
+			v, err := fn(n, line)
 			if err != nil {
 				c.failed = true
-				v = errorLine{Error: err.Error()}
+				v = errorLine{Error: lineError(n, err)}
 			}
 			if err := c.out.write(v); err != nil {
 				return err
@@ -122,7 +144,7 @@ func (c *cli) eachLine(fn func(line []byte) (any, error)) error {
 			return nil
 		}
 		if rerr != nil {
-			return fmt.Errorf("reading standard input: %w", rerr)
+			return rerr
 		}
 	}
 }

@@ -22,8 +22,10 @@
 // only white space) are skipped and produce no output line. Lines may be of any
 // length. A line that cannot be handled (invalid JSON, a token id that is not
 // an integer from 0 to 4294967295, a conversation that cannot be rendered,
-// tokens that do not parse) produces {"error":"message"} for that line only,
-// and processing goes on with the next line.
+// tokens that do not parse) produces {"error":"line N: message"} for that line
+// only, N its number in the input (from 1, blank lines counted, as an editor
+// numbers them), and processing goes on with the next line. Any message on
+// standard error about a line names it the same way.
 //
 // render reads a conversation, {"messages":[...]} or a bare array of messages
 // in the reference implementation's JSON, and writes its tokens as a JSON
@@ -87,7 +89,7 @@
 // are null. messages are the messages completed. When token k is rejected (k
 // = the number of tokens for the end of the stream), the steps stop before k,
 // messages are those completed before the error, and the object gets
-// "error":{"index":k,"message":"..."}.
+// "error":{"index":k,"message":"line N: ..."}.
 //
 // decode reads a JSON array of token ids and writes their text as a JSON
 // string; invalid UTF-8 becomes U+FFFD (an unknown id is an error).
@@ -141,8 +143,9 @@ Commands (see "harmony <command> -h"):
   decode   token ids per line -> text per line
 
 ROLE is system, developer, user, assistant or tool. Line commands skip blank
-lines and write one JSON line per other input line, {"error":"..."} for a line
-that fails. Exit status: 0 ok, 1 some line or I/O failed, 2 usage error.
+lines and write one JSON line per other input line, {"error":"line N: ..."}
+for line N if it fails. Exit status: 0 ok, 1 some line or I/O failed, 2 usage
+error.
 `
 
 // parseModes is the ladder of parse modes, for the help of parse and stream.
@@ -177,7 +180,7 @@ var commands = map[string]command{
 	"stream": {
 		synopsis: "stream [--role ROLE|none] [--lenient|--recover] [--keep-headers]\n\n" +
 			"Reads one JSON array of token ids per line, feeds them to a stream parser and\n" +
-			"writes {\"steps\":[...],\"messages\":[...]} (plus \"error\":{\"index\":k,\"message\":...}\n" +
+			"writes {\"steps\":[...],\"messages\":[...]} (plus \"error\":{\"index\":k,\"message\":\"line N: ...\"}\n" +
 			"when token k, or the end of the stream at k = number of tokens, is rejected).\n" +
 			"Each step is {\"token\":id|\"eos\":true,\"role\",\"channel\",\"recipient\",\"content_type\",\"delta\"},\n" +
 			"null when unknown. Blank lines are skipped.\n\n" + parseModes,

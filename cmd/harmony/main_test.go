@@ -161,7 +161,7 @@ func TestConformance(t *testing.T) {
 			}
 			wantCode := 0
 			for i, c := range b.cases {
-				if checkCase(t, c, []byte(lines[i])) {
+				if checkCase(t, c, i+1, []byte(lines[i])) {
 					wantCode = 1
 				}
 			}
@@ -175,10 +175,12 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-// checkCase checks one output line against its case and reports whether the
-// case is one that fails (and so sets the exit status to 1).
-func checkCase(t *testing.T, c *conformanceCase, line []byte) (fails bool) {
+// checkCase checks the output line of input line n against its case and
+// reports whether the case is one that fails (and so sets the exit status to
+// 1).
+func checkCase(t *testing.T, c *conformanceCase, n int, line []byte) (fails bool) {
 	t.Helper()
+	errPrefix := "line " + strconv.Itoa(n) + ": harmony: "
 	isError := bytes.HasPrefix(line, []byte(`{"error":`))
 	switch c.Op {
 	case "render", "render_training", "render_completion":
@@ -194,7 +196,7 @@ func checkCase(t *testing.T, c *conformanceCase, line []byte) (fails bool) {
 	case "parse":
 		if c.ExpectError {
 			var e map[string]string
-			if err := json.Unmarshal(line, &e); err != nil || len(e) != 1 || !strings.HasPrefix(e["error"], "harmony: ") {
+			if err := json.Unmarshal(line, &e); err != nil || len(e) != 1 || !strings.HasPrefix(e["error"], errPrefix) {
 				t.Errorf("%s: want an error line, got %.300s", c.ID, line)
 			}
 			return true
@@ -208,7 +210,7 @@ func checkCase(t *testing.T, c *conformanceCase, line []byte) (fails bool) {
 		}
 		return false
 	case "stream":
-		return checkStream(t, c, line)
+		return checkStream(t, c, errPrefix, line)
 	}
 	t.Errorf("%s: unknown op %q", c.ID, c.Op)
 	return false
@@ -223,7 +225,7 @@ type streamOutput struct {
 	} `json:"error"`
 }
 
-func checkStream(t *testing.T, c *conformanceCase, line []byte) (fails bool) {
+func checkStream(t *testing.T, c *conformanceCase, errPrefix string, line []byte) (fails bool) {
 	t.Helper()
 	var out streamOutput
 	dec := json.NewDecoder(bytes.NewReader(line))
@@ -234,7 +236,7 @@ func checkStream(t *testing.T, c *conformanceCase, line []byte) (fails bool) {
 	}
 	errAt := -1
 	if out.Error != nil {
-		if out.Error.Index == nil || out.Error.Message == nil || !strings.HasPrefix(*out.Error.Message, "harmony: ") {
+		if out.Error.Index == nil || out.Error.Message == nil || !strings.HasPrefix(*out.Error.Message, errPrefix) {
 			t.Errorf("%s: bad error object in %.300s", c.ID, line)
 		} else {
 			errAt = *out.Error.Index
@@ -429,7 +431,7 @@ func TestRecoverFlag(t *testing.T) {
 		t.Errorf("--recover: exit %d, %q", code, out)
 	}
 	code, out, _ = runCLI(t, in, "parse", "--role", "assistant")
-	if code != 1 || !strings.HasPrefix(out, `{"error":"harmony: parse: at end of stream`) {
+	if code != 1 || !strings.HasPrefix(out, `{"error":"line 1: harmony: parse: at end of stream`) {
 		t.Errorf("strict: exit %d, %q", code, out)
 	}
 	code, out, _ = runCLI(t, in, "stream", "--role", "assistant", "--recover")
@@ -529,10 +531,10 @@ func TestErrorLines(t *testing.T) {
 		t.Errorf("good lines: %s, %s", lines[0], lines[10])
 	}
 	wantErr := map[int]string{
-		3: `{"error":"invalid token id -1 at index 0: want an integer from 0 to 4294967295"}`,
-		5: `{"error":"invalid token id 4294967296 at index 0: want an integer from 0 to 4294967295"}`,
-		6: `{"error":"invalid token id \"7\" at index 0: want an integer from 0 to 4294967295"}`,
-		7: `{"error":"invalid input: want a JSON array of token ids"}`,
+		3: `{"error":"line 4: invalid token id -1 at index 0: want an integer from 0 to 4294967295"}`,
+		5: `{"error":"line 6: invalid token id 4294967296 at index 0: want an integer from 0 to 4294967295"}`,
+		6: `{"error":"line 7: invalid token id \"7\" at index 0: want an integer from 0 to 4294967295"}`,
+		7: `{"error":"line 8: invalid input: want a JSON array of token ids"}`,
 	}
 	for i := 1; i <= 9; i++ {
 		var e map[string]string
@@ -544,18 +546,23 @@ func TestErrorLines(t *testing.T) {
 		}
 	}
 	// An id the vocabulary lacks is valid input; decoding it fails.
-	if !strings.HasPrefix(lines[9], `{"error":"harmony: decode: unknown token id 4294967295`) {
+	if !strings.HasPrefix(lines[9], `{"error":"line 10: harmony: decode: unknown token id 4294967295`) {
 		t.Errorf("line 9: %s", lines[9])
 	}
 
 	// Render: a malformed line and a message that cannot be rendered fail
-	// alone.
-	in = userHi + "\n{\"messages\": [\n" + `[{"role":"tool","content":"x"}]` + "\n" + userHi + "\n"
-	code, stdout, _ = runCLI(t, in, "render", "--text")
-	lines = outputLines(t, stdout)
-	if code != 1 || len(lines) != 4 || lines[0] != lines[3] || !strings.HasPrefix(lines[1], `{"error":"invalid conversation: `) ||
-		!strings.HasPrefix(lines[2], `{"error":"harmony: render message 0: tool message without a name`) {
-		t.Errorf("render: exit %d\n%s", code, stdout)
+	// alone, and name their lines, blank lines counted, with one worker or
+	// several.
+	in = userHi + "\n\n{\"messages\": [\n  \n" + `[{"role":"tool","content":"x"}]` + "\n" + userHi + "\n"
+	want := `"<|start|>user<|message|>hi & <bye><|end|><|start|>assistant"` + "\n" +
+		`{"error":"line 3: invalid conversation: unexpected end of JSON input"}` + "\n" +
+		`{"error":"line 5: harmony: render message 0: tool message without a name"}` + "\n" +
+		`"<|start|>user<|message|>hi & <bye><|end|><|start|>assistant"` + "\n"
+	for _, workers := range []string{"1", "3"} {
+		code, stdout, stderr = runCLI(t, in, "render", "--text", "--workers", workers)
+		if code != 1 || stdout != want || stderr != "" {
+			t.Errorf("render --workers %s: exit %d, stderr %q\n got %s\nwant %s", workers, code, stderr, stdout, want)
+		}
 	}
 }
 
@@ -578,11 +585,11 @@ func TestStreamShape(t *testing.T) {
 			`"messages":[{"role":"assistant","content":""}]}`,
 		"", // checked below
 		steps + `],"messages":[{"role":"assistant","content":""}],"error":{"index":4,"message":` +
-			`"harmony: parse: token 5 at index 4 (state ExpectStart): unexpected token: want <|start|>"}}`,
+			`"line 4: harmony: parse: token 5 at index 4 (state ExpectStart): unexpected token: want <|start|>"}}`,
 		`{"steps":[` +
 			`{"token":200006,"role":null,"channel":null,"recipient":null,"content_type":null,"delta":null},` +
 			`{"token":173781,"role":null,"channel":null,"recipient":null,"content_type":null,"delta":null}],` +
-			`"messages":[],"error":{"index":2,"message":"harmony: parse: at end of stream (index 2, state Header): unexpected end of stream: inside a message header"}}`,
+			`"messages":[],"error":{"index":2,"message":"line 5: harmony: parse: at end of stream (index 2, state Header): unexpected end of stream: inside a message header"}}`,
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), stdout)
@@ -601,7 +608,7 @@ func TestStreamShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(mid.Steps) != 0 || mid.Steps == nil || len(mid.Messages) != 0 || len(mid.Error) != 2 || mid.Error["index"] != 0.0 ||
-		!strings.HasPrefix(mid.Error["message"].(string), "harmony: parse: ") {
+		!strings.HasPrefix(mid.Error["message"].(string), "line 3: harmony: parse: ") {
 		t.Errorf("failed line: %s", lines[1])
 	}
 

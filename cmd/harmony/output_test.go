@@ -10,6 +10,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -59,8 +60,9 @@ func referenceStepOf(p *harmony.StreamParser, tok *harmony.Token) referenceStep 
 	return s
 }
 
-// referenceStream returns the line stream wrote for toks with encoding/json.
-func referenceStream(t *testing.T, role harmony.Role, lenient bool, toks []harmony.Token) string {
+// referenceStream returns the line stream wrote for toks, on input line n,
+// with encoding/json.
+func referenceStream(t *testing.T, role harmony.Role, lenient bool, n int, toks []harmony.Token) string {
 	t.Helper()
 	opts := &harmony.ParseOptions{}
 	if lenient {
@@ -76,7 +78,7 @@ func referenceStream(t *testing.T, role harmony.Role, lenient bool, toks []harmo
 		if errors.As(err, &pe) {
 			index = pe.Index
 		}
-		res.Error = &streamError{Index: index, Message: err.Error()}
+		res.Error = &streamError{Index: index, Message: "line " + strconv.Itoa(n) + ": " + err.Error()}
 	}
 	for i := range toks {
 		if err := p.Process(toks[i]); err != nil {
@@ -149,7 +151,7 @@ func checkStreamBytes(t *testing.T, inputs []streamInput) {
 		}
 		b.in.Write(line)
 		b.in.WriteString("\n")
-		want := referenceStream(t, in.role, in.lenient, in.toks)
+		want := referenceStream(t, in.role, in.lenient, b.lines+1, in.toks)
 		b.want.WriteString(want)
 		b.wantFailed = b.wantFailed || strings.Contains(want, `,"error":{"index":`)
 		b.lines++

@@ -13,7 +13,7 @@ func setupParse(fs *flag.FlagSet) func(*cli) error {
 		if err != nil {
 			return err
 		}
-		return c.eachLine(func(line []byte) (any, error) {
+		return c.eachLine(func(_ int, line []byte) (any, error) {
 			toks, err := parseIDs(line)
 			if err != nil {
 				return nil, err

@@ -25,12 +25,12 @@ func setupStream(fs *flag.FlagSet) func(*cli) error {
 		if err != nil {
 			return err
 		}
-		return c.eachLine(func(line []byte) (any, error) {
+		return c.eachLine(func(n int, line []byte) (any, error) {
 			toks, err := parseIDs(line)
 			if err != nil {
 				return nil, err
 			}
-			return &streamLine{c: c, p: p, toks: toks}, nil
+			return &streamLine{c: c, p: p, n: n, toks: toks}, nil
 		})
 	}
 }
@@ -40,6 +40,7 @@ func setupStream(fs *flag.FlagSet) func(*cli) error {
 type streamLine struct {
 	c    *cli
 	p    *harmony.StreamParser
+	n    int // the input line's number
 	toks []harmony.Token
 }
 
@@ -47,7 +48,8 @@ type streamLine struct {
 //
 //	{"steps":[STEP,...],"messages":[...]}
 //
-// (with "error":{"index":k,"message":"..."} when token k is rejected), each
+// (with "error":{"index":k,"message":"line N: ..."} when token k of line N is
+// rejected), each
 // step as soon as its token is processed: the output of a line of a million
 // tokens, some twenty times the size of its input, is never held in memory.
 // The bytes are those encoding/json writes, without HTML escaping, for
@@ -78,7 +80,7 @@ func (s *streamLine) write(lw *lineWriter) error {
 		if errors.As(err, &pe) {
 			index = pe.Index
 		}
-		serr = &streamError{Index: index, Message: err.Error()}
+		serr = &streamError{Index: index, Message: lineError(s.n, err)}
 		s.c.failed = true
 	}
 	b := append(lw.w.AvailableBuffer(), `{"steps":[`...)

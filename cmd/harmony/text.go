@@ -33,7 +33,7 @@ func setupEncode(fs *flag.FlagSet, count bool) func(*cli) error {
 
 func setupDecode(fs *flag.FlagSet) func(*cli) error {
 	return func(c *cli) error {
-		return c.eachLine(func(line []byte) (any, error) {
+		return c.eachLine(func(_ int, line []byte) (any, error) {
 			toks, err := parseIDs(line)
 			if err != nil {
 				return nil, err

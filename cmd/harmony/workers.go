@@ -10,8 +10,6 @@ package main
 // waits gets its answer, while bulk input costs one flush per buffer.
 
 import (
-	"bytes"
-	"fmt"
 	"io"
 	"sync"
 
@@ -31,6 +29,7 @@ type lineFunc func(b, line []byte) (out []byte, ids *[]harmony.Token, err error)
 
 // lineJob is one line's way through the workers, or a marker for the writer.
 type lineJob struct {
+	n      int // the line's number
 	line   []byte
 	out    []byte
 	ids    *[]harmony.Token // written after out, if not nil
@@ -40,16 +39,16 @@ type lineJob struct {
 	err    error         // a marker: reading failed
 }
 
-// formatLine runs fn on line and returns the output line, without the
-// newline, appended to b: fn's JSON (and its ids), or {"error":...} when it
-// fails.
-func formatLine(fn lineFunc, b, line []byte) (out []byte, ids *[]harmony.Token, failed bool) {
-	n := len(b)
+// formatLine runs fn on line n and returns the output line, without the
+// newline, appended to b: fn's JSON (and its ids), or {"error":"line N: ..."}
+// when it fails.
+func formatLine(fn lineFunc, b []byte, n int, line []byte) (out []byte, ids *[]harmony.Token, failed bool) {
+	start := len(b)
 	out, ids, err := fn(b, line)
 	if err != nil {
 		putIDs(ids)
-		out = append(b[:n], `{"error":`...)
-		return append(jsonw.AppendString(out, err.Error()), '}'), nil, true
+		out = append(b[:start], `{"error":`...)
+		return append(jsonw.AppendString(out, lineError(n, err)), '}'), nil, true
 	}
 	return out, ids, false
 }
@@ -83,8 +82,8 @@ func (c *cli) eachLineWorkers(workers int, newFn func() lineFunc) error {
 	if workers <= 1 {
 		fn := newFn()
 		var buf []byte
-		return c.eachLine(func(line []byte) (any, error) {
-			out, ids, failed := formatLine(fn, buf[:0], line)
+		return c.eachLine(func(n int, line []byte) (any, error) {
+			out, ids, failed := formatLine(fn, buf[:0], n, line)
 			buf = out
 			if failed {
 				c.failed = true
@@ -108,7 +107,7 @@ func (c *cli) eachLineWorkers(workers int, newFn func() lineFunc) error {
 			fn := newFn()
 			for j := range jobs {
 				b := bufs.Get().(*[]byte)
-				j.out, j.ids, j.failed = formatLine(fn, (*b)[:0], j.line)
+				j.out, j.ids, j.failed = formatLine(fn, (*b)[:0], j.n, j.line)
 				close(j.done)
 			}
 		})
@@ -149,7 +148,7 @@ func (c *cli) eachLineWorkers(workers int, newFn func() lineFunc) error {
 }
 
 // readLines reads standard input and queues each non-blank line (white space
-// trimmed) on jobs and on order, with the markers eachLineWorkers expects on
+// trimmed, with its number) on jobs and on order, with the markers eachLineWorkers expects on
 // order. It closes both channels when input ends or fails, or when stop is
 // closed.
 func (c *cli) readLines(jobs, order chan<- *lineJob, stop <-chan struct{}) {
@@ -168,9 +167,9 @@ func (c *cli) readLines(jobs, order chan<- *lineJob, stop <-chan struct{}) {
 		if r.Buffered() == 0 && !send(order, &lineJob{flush: true}) {
 			return
 		}
-		line, rerr := r.readLine()
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			j := &lineJob{line: line, done: make(chan struct{})}
+		n, line, rerr := r.next()
+		if len(line) > 0 {
+			j := &lineJob{n: n, line: line, done: make(chan struct{})}
 			if !send(order, j) || !send(jobs, j) {
 				return
 			}
@@ -179,7 +178,7 @@ func (c *cli) readLines(jobs, order chan<- *lineJob, stop <-chan struct{}) {
 			return
 		}
 		if rerr != nil {
-			send(order, &lineJob{err: fmt.Errorf("reading standard input: %w", rerr)})
+			send(order, &lineJob{err: rerr})
 			return
 		}
 	}

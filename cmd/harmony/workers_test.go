@@ -247,12 +247,15 @@ func TestWorkersIOErrors(t *testing.T) {
 		!strings.Contains(stderr.String(), "writing standard output: disk full") {
 		t.Errorf("write error: exit %d, stderr %q", code, stderr.String())
 	}
+	// The read error names the line it cut short.
+	cut := input[:len(input)/2]
+	wantErr := fmt.Sprintf("harmony render: line %d: reading standard input: connection reset\n", bytes.Count(cut, []byte("\n"))+1)
 	var outs [2]string
 	for i, workers := range []string{"1", "2"} {
 		var out, stderr bytes.Buffer
-		code := run([]string{"render", "--workers", workers}, failingReader{bytes.NewReader(input[:len(input)/2])}, &out, &stderr)
-		if code != 1 || !strings.Contains(stderr.String(), "reading standard input: connection reset") {
-			t.Errorf("--workers %s, read error: exit %d, stderr %q", workers, code, stderr.String())
+		code := run([]string{"render", "--workers", workers}, failingReader{bytes.NewReader(cut)}, &out, &stderr)
+		if code != 1 || stderr.String() != wantErr {
+			t.Errorf("--workers %s, read error: exit %d, stderr %q, want %q", workers, code, stderr.String(), wantErr)
 		}
 		outs[i] = out.String()
 	}
