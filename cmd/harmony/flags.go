@@ -76,8 +76,8 @@ func (v *reasoningValue) Set(s string) error {
 // are a ladder (strict, lenient, recover, each accepting all the one before
 // it accepts), and the two flags name two rungs of it.
 func parseFlags(fs *flag.FlagSet) (role *roleValue, opts func() (*harmony.ParseOptions, error)) {
-	role = &roleValue{allowNone: true}
-	fs.Var(role, "role", "the `ROLE` whose header the tokens start in, right after \"<|start|>ROLE\";\nnone (the default) when they start at <|start|>")
+	role = &roleValue{role: harmony.RoleAssistant, allowNone: true}
+	fs.Var(role, "role", "the `ROLE` whose header the tokens start in, right after \"<|start|>ROLE\":\nassistant (the default) for a completion, sampled after \"<|start|>assistant\";\nnone for tokens that start at <|start|>")
 	lenient := fs.Bool("lenient", false, "parse in the reference's non-strict mode: a message cut short in its header\nends there (harmony.ParseLenient)")
 	recover := fs.Bool("recover", false, "recover malformed model output as a server does: never fails (harmony.ParseRecover)")
 	keep := fs.Bool("keep-headers", false, "keep each header's form as the model wrote it (a \"header\" field),\nso that rendering the messages gives back the sampled tokens")

@@ -57,8 +57,15 @@
 //
 // parse reads a JSON array of token ids and writes the parsed messages as a
 // JSON array of messages in the reference's JSON. --role ROLE says that the
-// tokens start right after a rendered "<|start|>ROLE" (inside the first
-// header); the default, none, means they start at a <|start|>.
+// tokens start right after a rendered "<|start|>ROLE", inside the first
+// header. The default, assistant, reads a completion: what a model samples
+// after the prompt's "<|start|>assistant" (render's default output ends in
+// it). --role none reads tokens that start at a <|start|>, such as a whole
+// rendered conversation. Tokens that start elsewhere with --role none fail
+// with a hint at --role; tokens that start with <|start|> with a --role
+// other than none parse (its header text then holds "<|start|>", as in the
+// reference), and get a warning on standard error, once a run, naming the
+// first such line.
 //
 // parse and stream have three modes, a ladder in which each reads
 // well-formed tokens exactly as the one below it does and accepts more
@@ -136,8 +143,8 @@ const usage = `usage: harmony <command> [flags]
 
 Commands (see "harmony <command> -h"):
   render   conversation JSON per line -> token ids (or text, or ids and loss mask) per line
-  parse    token ids per line -> messages per line
-  stream   token ids per line -> stream parser states and messages per line
+  parse    token ids per line (by default a completion) -> messages per line
+  stream   token ids per line (as parse) -> stream parser states and messages per line
   encode   all of stdin as text -> token ids
   count    all of stdin as text -> number of tokens
   decode   token ids per line -> text per line
@@ -147,6 +154,11 @@ lines and write one JSON line per other input line, {"error":"line N: ..."}
 for line N if it fails. Exit status: 0 ok, 1 some line or I/O failed, 2 usage
 error.
 `
+
+// parseRoles says where parse and stream expect the tokens to start.
+const parseRoles = `The tokens are a completion, sampled after "<|start|>assistant", by default;
+--role ROLE says they follow "<|start|>ROLE", --role none that they start at
+<|start|> (a whole rendered conversation, say).`
 
 // parseModes is the ladder of parse modes, for the help of parse and stream.
 const parseModes = `Parse modes, a ladder: each reads well-formed tokens as strict does, and accepts more.
@@ -174,7 +186,7 @@ var commands = map[string]command{
 	"parse": {
 		synopsis: "parse [--role ROLE|none] [--lenient|--recover] [--keep-headers]\n\n" +
 			"Reads one JSON array of token ids per line and writes the parsed messages as a\n" +
-			"JSON array. Blank lines are skipped.\n\n" + parseModes,
+			"JSON array. Blank lines are skipped.\n\n" + parseRoles + "\n\n" + parseModes,
 		setup: setupParse,
 	},
 	"stream": {
@@ -183,7 +195,7 @@ var commands = map[string]command{
 			"writes {\"steps\":[...],\"messages\":[...]} (plus \"error\":{\"index\":k,\"message\":\"line N: ...\"}\n" +
 			"when token k, or the end of the stream at k = number of tokens, is rejected).\n" +
 			"Each step is {\"token\":id|\"eos\":true,\"role\",\"channel\",\"recipient\",\"content_type\",\"delta\"},\n" +
-			"null when unknown. Blank lines are skipped.\n\n" + parseModes,
+			"null when unknown. Blank lines are skipped.\n\n" + parseRoles + "\n\n" + parseModes,
 		setup: setupStream,
 	},
 	"encode": {
@@ -208,10 +220,19 @@ var commands = map[string]command{
 
 // cli is the state of one run: the encoding, input and output.
 type cli struct {
+	name   string // the subcommand
 	enc    *harmony.Encoding
 	stdin  io.Reader
 	out    *lineWriter
+	stderr io.Writer
 	failed bool // some line failed
+
+	warnedStart bool // warnStart has warned
+}
+
+// warnf writes a warning about input line n to standard error.
+func (c *cli) warnf(n int, format string, args ...any) {
+	fmt.Fprintf(c.stderr, "harmony %s: line %d: warning: %s\n", c.name, n, fmt.Sprintf(format, args...))
 }
 
 // run is the whole command: it returns the exit status.
@@ -255,7 +276,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "harmony %s: %v\n", name, err)
 		return 1
 	}
-	c := &cli{enc: enc, stdin: stdin, out: newLineWriter(stdout)}
+	c := &cli{name: name, enc: enc, stdin: stdin, out: newLineWriter(stdout), stderr: stderr}
 	err = action(c)
 	if ue := (usageError{}); errors.As(err, &ue) {
 		fmt.Fprintf(stderr, "harmony %s: %v\n", name, ue.err)

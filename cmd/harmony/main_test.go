@@ -412,7 +412,7 @@ func TestParseLiteral(t *testing.T) {
 	}
 	in, _ := json.Marshal(toks)
 	want := `[{"role":"assistant","content":"a <|start|> & \\u003c \"q\" \u2028","channel":"final"}]` + "\n"
-	code, stdout, stderr := runCLI(t, string(in), "parse")
+	code, stdout, stderr := runCLI(t, string(in), "parse", "--role", "none")
 	if code != 0 || stdout != want {
 		t.Errorf("exit %d, stderr %q\n got %s\nwant %s", code, stderr, stdout, want)
 	}
@@ -437,6 +437,59 @@ func TestRecoverFlag(t *testing.T) {
 	code, out, _ = runCLI(t, in, "stream", "--role", "assistant", "--recover")
 	if code != 0 || !strings.HasSuffix(out, `"messages":[{"role":"assistant","content":"I'm sorry, but I can't help with that.","channel":"analysis"}]}`+"\n") {
 		t.Errorf("stream --recover: exit %d, %q", code, out)
+	}
+}
+
+// completion is the README's completion: "<|channel|>final<|message|>Hi<|return|>",
+// what a model samples after "<|start|>assistant".
+const completion = "[200005,17196,200008,12194,200002]\n"
+
+// TestParseRole checks that parse and stream read a completion by default,
+// that --role none fails on one with a hint at --role, and that tokens that
+// start at <|start|> read with a role get a warning, once.
+func TestParseRole(t *testing.T) {
+	const hi = `[{"role":"assistant","content":"Hi","channel":"final"}]`
+	const hint = `line 1: harmony: parse: token 200005 at index 0 (state ExpectStart): unexpected token: want <|start|> ` +
+		`(--role none wants tokens that start at <|start|>; for a completion, sampled after \"<|start|>assistant\", use --role assistant, the default)`
+	for _, tc := range []struct {
+		args   []string
+		in     string
+		code   int
+		stdout string // the whole output, or with a leading "..." its end
+		stderr string
+	}{
+		{[]string{"parse"}, completion, 0, hi + "\n", ""},
+		{[]string{"parse", "--role", "assistant"}, completion, 0, hi + "\n", ""},
+		{[]string{"stream"}, completion, 0, `...{"eos":true,"role":null,"channel":null,"recipient":null,"content_type":null,"delta":null}],"messages":` + hi + "}\n", ""},
+		{[]string{"parse", "--role", "none"}, completion, 1, `{"error":"` + hint + `"}` + "\n", ""},
+		{[]string{"parse", "--role", "none", "--lenient"}, completion, 1, `{"error":"` + hint + `"}` + "\n", ""},
+		{[]string{"stream", "--role", "none"}, completion, 1, `{"steps":[],"messages":[],"error":{"index":0,"message":"` + hint + `"}}` + "\n", ""},
+		// A rendered conversation read as a completion: the reference's
+		// reading, and one warning for the first such line.
+		{[]string{"parse"}, "\n[200006,1428,200008,3686,200007]\n[200006,1428,200008,3686,200007]\n", 0,
+			`[{"role":"assistant","recipient":"<|start|>user","content":"hi"}]` + "\n" + `[{"role":"assistant","recipient":"<|start|>user","content":"hi"}]` + "\n",
+			"harmony parse: line 2: warning: the tokens start with <|start|>, which --role assistant reads as header text; for tokens that start at <|start|>, use --role none\n"},
+		{[]string{"stream", "--role", "user", "--lenient"}, "[200006,1428,200008,3686,200007]\n", 0,
+			`...,"messages":[{"role":"user","recipient":"<|start|>user","content":"hi"}]}` + "\n",
+			"harmony stream: line 1: warning: the tokens start with <|start|>, which --role user reads as header text; for tokens that start at <|start|>, use --role none\n"},
+		{[]string{"parse", "--role", "none"}, "[200006,1428,200008,3686,200007]\n", 0, `[{"role":"user","content":"hi"}]` + "\n", ""},
+		{[]string{"parse", "--recover"}, "[200006,1428,200008,3686,200007]\n", 0, `[{"role":"user","content":"hi"}]` + "\n", ""},
+	} {
+		code, stdout, stderr := runCLI(t, tc.in, tc.args...)
+		okOut := stdout == tc.stdout
+		if end, ok := strings.CutPrefix(tc.stdout, "..."); ok {
+			okOut = strings.HasSuffix(stdout, end)
+		}
+		if code != tc.code || !okOut || stderr != tc.stderr {
+			t.Errorf("%v: exit %d, stderr %q\n got %s\nwant exit %d, stderr %q\n     %s", tc.args, code, stderr, stdout, tc.code, tc.stderr, tc.stdout)
+		}
+	}
+	for _, cmd := range []string{"parse", "stream"} {
+		_, _, stderr := runCLI(t, "", cmd, "-h")
+		if !strings.Contains(stderr, "The tokens are a completion, sampled after \"<|start|>assistant\", by default;") ||
+			!strings.Contains(stderr, "assistant (the default) for a completion") {
+			t.Errorf("%s -h does not give the default role:\n%s", cmd, stderr)
+		}
 	}
 }
 
@@ -570,7 +623,7 @@ func TestStreamShape(t *testing.T) {
 	// A message ended by <|end|>, then by the end of the stream; a line that
 	// fails at its first token; a message completed before an error; a
 	// header cut short by the end of the stream.
-	code, stdout, stderr := runCLI(t, "[200006, 173781, 200008, 200007]\n\n[1]\n[200006, 173781, 200008, 200007, 5]\n[200006, 173781]\n", "stream")
+	code, stdout, stderr := runCLI(t, "[200006, 173781, 200008, 200007]\n\n[1]\n[200006, 173781, 200008, 200007, 5]\n[200006, 173781]\n", "stream", "--role", "none")
 	if code != 1 || stderr != "" {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
@@ -653,7 +706,7 @@ func TestLongLine(t *testing.T) {
 		b.WriteString(",12345")
 	}
 	b.WriteString(",200007]\n")
-	code, stdout, stderr := runCLI(t, b.String()+b.String(), "parse")
+	code, stdout, stderr := runCLI(t, b.String()+b.String(), "parse", "--role", "none")
 	lines := outputLines(t, stdout)
 	if code != 0 || len(lines) != 2 || lines[0] != lines[1] || stderr != "" {
 		t.Fatalf("exit %d, %d lines, stderr %q", code, len(lines), stderr)
@@ -677,7 +730,7 @@ func TestBinary(t *testing.T) {
 	render := exec.Command(bin, "render", "--mode", "conversation")
 	render.Stdin = strings.NewReader(`[{"role":"assistant","channel":"final","content":"1 < 2 & 🌍"}]` + "\n" +
 		`{"messages":[{"role":"user","content":"hi"}]}` + "\n")
-	parse := exec.Command(bin, "parse")
+	parse := exec.Command(bin, "parse", "--role", "none")
 	pipe, err := render.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -78,7 +79,7 @@ func referenceStream(t *testing.T, role harmony.Role, lenient bool, n int, toks 
 		if errors.As(err, &pe) {
 			index = pe.Index
 		}
-		res.Error = &streamError{Index: index, Message: "line " + strconv.Itoa(n) + ": " + err.Error()}
+		res.Error = &streamError{Index: index, Message: "line " + strconv.Itoa(n) + ": " + withRoleHint(err, role).Error()}
 	}
 	for i := range toks {
 		if err := p.Process(toks[i]); err != nil {
@@ -126,6 +127,7 @@ func checkStreamBytes(t *testing.T, inputs []streamInput) {
 		in, want   strings.Builder
 		lines      int
 		wantFailed bool
+		wantStderr string
 	}
 	batches := map[string]*batch{}
 	var keys []string
@@ -152,6 +154,10 @@ func checkStreamBytes(t *testing.T, inputs []streamInput) {
 		b.in.Write(line)
 		b.in.WriteString("\n")
 		want := referenceStream(t, in.role, in.lenient, b.lines+1, in.toks)
+		if b.wantStderr == "" && in.role != "" && len(in.toks) > 0 && in.toks[0] == harmony.TokenStart {
+			b.wantStderr = fmt.Sprintf("harmony stream: line %d: warning: the tokens start with <|start|>, which --role %s reads as header text; "+
+				"for tokens that start at <|start|>, use --role none\n", b.lines+1, in.role)
+		}
 		b.want.WriteString(want)
 		b.wantFailed = b.wantFailed || strings.Contains(want, `,"error":{"index":`)
 		b.lines++
@@ -174,8 +180,8 @@ func checkStreamBytes(t *testing.T, inputs []streamInput) {
 			}
 			t.Errorf("%s: output differs from encoding/json's (%d lines, want %d)", key, len(got), len(wantLines))
 		}
-		if wantCode := map[bool]int{false: 0, true: 1}[b.wantFailed]; code != wantCode || stderr != "" {
-			t.Errorf("%s: exit %d, stderr %q; want exit %d", key, code, stderr, wantCode)
+		if wantCode := map[bool]int{false: 0, true: 1}[b.wantFailed]; code != wantCode || stderr != b.wantStderr {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d, stderr %q", key, code, stderr, wantCode, b.wantStderr)
 		}
 	}
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 
 	"github.com/go-harmony/harmony"
 )
@@ -13,18 +15,42 @@ func setupParse(fs *flag.FlagSet) func(*cli) error {
 		if err != nil {
 			return err
 		}
-		return c.eachLine(func(_ int, line []byte) (any, error) {
+		return c.eachLine(func(n int, line []byte) (any, error) {
 			toks, err := parseIDs(line)
 			if err != nil {
 				return nil, err
 			}
+			c.warnStart(n, toks, role.role, opts)
 			msgs, err := c.enc.ParseCompletion(toks, role.role, opts)
 			if err != nil {
-				return nil, err
+				return nil, withRoleHint(err, role.role)
 			}
 			return messageList(msgs), nil
 		})
 	}
+}
+
+// withRoleHint returns err, a parse error, with a hint at --role when the
+// first token is not the <|start|> that --role none wants: the tokens are
+// most likely a completion, which starts inside the header the prompt opened.
+func withRoleHint(err error, role harmony.Role) error {
+	var pe *harmony.ParseError
+	if role == "" && errors.As(err, &pe) && pe.Index == 0 && !pe.EOS && pe.State == harmony.StateExpectStart {
+		return fmt.Errorf("%w (--role none wants tokens that start at <|start|>; for a completion, sampled after \"<|start|>assistant\", use --role assistant, the default)", err)
+	}
+	return err
+}
+
+// warnStart warns, once a run, when line n's tokens start with <|start|>
+// although --role says that they start inside a header: strict and lenient
+// parsing then read "<|start|>user" as header text and give messages that are
+// wrong without an error. (ParseRecover starts a message there.)
+func (c *cli) warnStart(n int, toks []harmony.Token, role harmony.Role, opts *harmony.ParseOptions) {
+	if c.warnedStart || role == "" || opts.Mode == harmony.ParseRecover || len(toks) == 0 || toks[0] != harmony.TokenStart {
+		return
+	}
+	c.warnedStart = true
+	c.warnf(n, "the tokens start with <|start|>, which --role %s reads as header text; for tokens that start at <|start|>, use --role none", role)
 }
 
 // messageList is a list of parsed messages, written by hand with

@@ -81,11 +81,11 @@ func BenchmarkProcess(b *testing.B) {
 			{"Impl=tiktoken-encode", peerBin, []string{"encode"}},
 		}},
 		{"Op=parse", tokFile, len(decoded), []processImpl{
-			{"Impl=harmony", harmonyBin, []string{"parse"}},
+			{"Impl=harmony", harmonyBin, []string{"parse", "--role", "none"}},
 			{"Impl=tiktoken-decode", peerBin, []string{"decode"}},
 		}},
 		{"Op=stream", tokFile, len(decoded), []processImpl{
-			{"Impl=harmony", harmonyBin, []string{"stream"}},
+			{"Impl=harmony", harmonyBin, []string{"stream", "--role", "none"}},
 		}},
 	} {
 		b.Run(op.name, func(b *testing.B) {

@@ -30,7 +30,8 @@ func setupStream(fs *flag.FlagSet) func(*cli) error {
 			if err != nil {
 				return nil, err
 			}
-			return &streamLine{c: c, p: p, n: n, toks: toks}, nil
+			c.warnStart(n, toks, role.role, opts)
+			return &streamLine{c: c, p: p, role: role.role, n: n, toks: toks}, nil
 		})
 	}
 }
@@ -40,7 +41,8 @@ func setupStream(fs *flag.FlagSet) func(*cli) error {
 type streamLine struct {
 	c    *cli
 	p    *harmony.StreamParser
-	n    int // the input line's number
+	role harmony.Role // the parser's first role
+	n    int          // the input line's number
 	toks []harmony.Token
 }
 
@@ -80,7 +82,7 @@ func (s *streamLine) write(lw *lineWriter) error {
 		if errors.As(err, &pe) {
 			index = pe.Index
 		}
-		serr = &streamError{Index: index, Message: lineError(s.n, err)}
+		serr = &streamError{Index: index, Message: lineError(s.n, withRoleHint(err, s.role))}
 		s.c.failed = true
 	}
 	b := append(lw.w.AvailableBuffer(), `{"steps":[`...)
