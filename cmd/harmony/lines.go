@@ -95,14 +95,21 @@ func (lr *lineReader) leftBytes() (int64, bool) {
 	return left + int64(lr.r.Buffered()), ok && left >= 0
 }
 
+// bom is the UTF-8 byte order mark, which editors on Windows put at the start
+// of a text file to mark its encoding. It is no part of the text.
+const bom = "\xEF\xBB\xBF"
+
 // next reads the next line of a line command's input. It returns the line's
 // number (1-based, blank lines counted: the line an editor shows) and the line
 // with the white space around it trimmed, empty for a blank line, and, as
 // readLine, an error when the input ends or fails before a newline: io.EOF, or
-// a read error that names the line it cut short.
+// a read error that names the line it cut short. A byte order mark at the
+// start of the input is skipped; one anywhere else is part of its line.
 func (lr *lineReader) next() (n int, line []byte, err error) {
 	line, err = lr.readLine()
-	lr.n++
+	if lr.n++; lr.n == 1 {
+		line = bytes.TrimPrefix(line, []byte(bom))
+	}
 	if err != nil && err != io.EOF {
 		err = fmt.Errorf("line %d: reading standard input: %w", lr.n, err)
 	}

@@ -20,7 +20,8 @@
 // render, parse, stream and decode read one JSON value per input line and
 // write exactly one JSON line per input line, in order. Blank lines (empty or
 // only white space) are skipped and produce no output line. Lines may be of any
-// length. A line that cannot be handled (invalid JSON, a token id that is not
+// length. A UTF-8 byte order mark (EF BB BF) at the start of the input is
+// skipped. A line that cannot be handled (invalid JSON, a token id that is not
 // an integer from 0 to 4294967295, a conversation that cannot be rendered,
 // tokens that do not parse) produces {"error":"line N: message"} for that line
 // only, N its number in the input (from 1, blank lines counted, as an editor
@@ -104,8 +105,9 @@
 // # Whole-input modes
 //
 // encode reads all of standard input as one text, every byte of it including
-// a trailing newline, and writes its tokens as one JSON array; invalid UTF-8
-// is encoded as U+FFFD. The text of special tokens is encoded as ordinary
+// a trailing newline but for a byte order mark at the start (it marks the
+// file's encoding and is not text; U+FEFF anywhere else is encoded), and
+// writes its tokens as one JSON array; invalid UTF-8 is encoded as U+FFFD. The text of special tokens is encoded as ordinary
 // text, unless --special makes it the special tokens. count writes the number
 // of those tokens as a JSON number.
 //
@@ -200,9 +202,9 @@ var commands = map[string]command{
 	},
 	"encode": {
 		synopsis: "encode [--special]\n\n" +
-			"Encodes all of standard input (trailing newline included) as one text and\n" +
-			"writes its token ids as a JSON array. Special-token text is ordinary text\n" +
-			"unless --special.",
+			"Encodes all of standard input as one text, trailing newline included (a byte\n" +
+			"order mark at the start is skipped), and writes its token ids as a JSON array.\n" +
+			"Special-token text is ordinary text unless --special.",
 		setup: func(fs *flag.FlagSet) func(*cli) error { return setupEncode(fs, false) },
 	},
 	"count": {

@@ -546,6 +546,40 @@ func TestEncodeCountDecode(t *testing.T) {
 	}
 }
 
+// TestBOM checks that a byte order mark at the start of the input is
+// skipped, by line commands (with one worker or several) and by encode and
+// count, and that one anywhere else is not.
+func TestBOM(t *testing.T) {
+	const bom = "\xEF\xBB\xBF"
+	for _, tc := range []struct {
+		args     []string
+		in, want string
+		code     int
+	}{
+		{[]string{"decode"}, bom + "[200006]\n[200007]\n", `"<|start|>"` + "\n" + `"<|end|>"` + "\n", 0},
+		{[]string{"decode"}, bom + "\n[200006]\n", `"<|start|>"` + "\n", 0},
+		{[]string{"decode"}, bom, "", 0},
+		{[]string{"decode"}, "[200006]\n" + bom + "[200007]\n", `"<|start|>"` + "\n" + `{"error":"line 2: invalid input: want a JSON array of token ids"}` + "\n", 1},
+		{[]string{"parse"}, bom + completion, `[{"role":"assistant","content":"Hi","channel":"final"}]` + "\n", 0},
+		{[]string{"render", "--text", "--workers", "1"}, bom + userHi + "\n", `"<|start|>user<|message|>hi & <bye><|end|><|start|>assistant"` + "\n", 0},
+		{[]string{"render", "--text", "--workers", "3"}, bom + userHi + "\n", `"<|start|>user<|message|>hi & <bye><|end|><|start|>assistant"` + "\n", 0},
+		{[]string{"encode"}, bom + "hello world", "[24912,2375]\n", 0},
+		{[]string{"count"}, bom + "hello world", "2\n", 0},
+		{[]string{"encode", "--special"}, bom + "<|start|>", "[200006]\n", 0},
+		{[]string{"encode"}, bom, "[]\n", 0},
+	} {
+		code, stdout, stderr := runCLI(t, tc.in, tc.args...)
+		if code != tc.code || stdout != tc.want || stderr != "" {
+			t.Errorf("%v on %q: exit %d, stderr %q\n got %s\nwant %s", tc.args, tc.in, code, stderr, stdout, tc.want)
+		}
+	}
+	// Not at the start, U+FEFF is text.
+	want := literalJSON(t, mustEnc(t).EncodeOrdinary("a"+bom))
+	if code, stdout, _ := runCLI(t, "a"+bom, "encode"); code != 0 || stdout != want {
+		t.Errorf("encode a+BOM: exit %d, got %s, want %s", code, stdout, want)
+	}
+}
+
 // literalJSON returns the JSON line of v with "<", ">" and "&" unescaped.
 func literalJSON(t *testing.T, v any) string {
 	t.Helper()

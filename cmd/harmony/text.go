@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/go-harmony/harmony"
 )
@@ -18,11 +19,14 @@ func setupEncode(fs *flag.FlagSet, count bool) func(*cli) error {
 		if err != nil {
 			return fmt.Errorf("reading standard input: %w", err)
 		}
+		// A byte order mark at the start marks the file's encoding; it is
+		// not text, and would be a token of its own before the first word.
+		text := strings.TrimPrefix(string(data), bom)
 		var toks []harmony.Token
 		if *special {
-			toks = c.enc.EncodeWithSpecialTokens(string(data))
+			toks = c.enc.EncodeWithSpecialTokens(text)
 		} else {
-			toks = c.enc.EncodeOrdinary(string(data))
+			toks = c.enc.EncodeOrdinary(text)
 		}
 		if count {
 			return c.out.write(len(toks))
