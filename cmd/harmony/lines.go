@@ -32,6 +32,7 @@ type lineReader struct {
 	left  func() (int64, bool) // the input left after r's buffer, if known
 	spare []byte               // the buffer of the last long line copied out
 	n     int                  // the number of the line next returned
+	lines int                  // the number of lines read
 }
 
 func newLineReader(in io.Reader) *lineReader {
@@ -110,6 +111,9 @@ func (lr *lineReader) next() (n int, line []byte, err error) {
 	if lr.n++; lr.n == 1 {
 		line = bytes.TrimPrefix(line, []byte(bom))
 	}
+	if len(line) > 0 || err == nil { // not the nothing after a final newline
+		lr.lines++
+	}
 	if err != nil && err != io.EOF {
 		err = fmt.Errorf("line %d: reading standard input: %w", lr.n, err)
 	}
@@ -146,8 +150,10 @@ func (c *cli) eachLine(fn func(n int, line []byte) (any, error)) error {
 			if err := c.out.write(v); err != nil {
 				return err
 			}
+			c.progress.line(n)
 		}
 		if rerr == io.EOF {
+			c.progress.count(r.lines)
 			return nil
 		}
 		if rerr != nil {

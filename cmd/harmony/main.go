@@ -119,6 +119,16 @@
 // a program that writes a line and waits gets its answer at once, while bulk
 // input is not slowed down by a write per line.
 //
+// A line command that runs longer than a second while standard error is a
+// terminal (and neither standard input nor standard output is that terminal)
+// shows its progress there, the input lines done and the rate,
+//
+//	render: 12,000 lines, 3,100 lines/s
+//
+// rewritten in place at most four times a second and ended with a newline
+// when the run ends. When standard error is not a terminal (a pipe, a file, a
+// log), nothing is written there but diagnostics.
+//
 // The exit status is 0 when every line succeeded, 1 when any line produced
 // an error (an {"error":...} line, or a stream object with "error") or input
 // or output failed, and 2 for a usage error: no or an unknown subcommand,
@@ -133,6 +143,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/go-harmony/harmony"
 )
@@ -153,7 +164,8 @@ Commands (see "harmony <command> -h"):
 
 ROLE is system, developer, user, assistant or tool. Line commands skip blank
 lines and write one JSON line per other input line, {"error":"line N: ..."}
-for line N if it fails. Exit status: 0 ok, 1 some line or I/O failed, 2 usage
+for line N if it fails. A long run shows its progress on standard error when
+that is a terminal. Exit status: 0 ok, 1 some line or I/O failed, 2 usage
 error.
 `
 
@@ -229,16 +241,23 @@ type cli struct {
 	stderr io.Writer
 	failed bool // some line failed
 
-	warnedStart bool // warnStart has warned
+	progress    *progress // nil when no one watches
+	warnedStart bool      // warnStart has warned
 }
 
 // warnf writes a warning about input line n to standard error.
 func (c *cli) warnf(n int, format string, args ...any) {
+	c.progress.clear()
 	fmt.Fprintf(c.stderr, "harmony %s: line %d: warning: %s\n", c.name, n, fmt.Sprintf(format, args...))
 }
 
 // run is the whole command: it returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runIn(console{progress: watched(stdin, stdout, stderr), now: time.Now}, args, stdin, stdout, stderr)
+}
+
+// runIn is run in a console that says whether to show progress.
+func runIn(con console, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
@@ -279,7 +298,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	c := &cli{name: name, enc: enc, stdin: stdin, out: newLineWriter(stdout), stderr: stderr}
+	if con.progress {
+		c.progress = newProgress(stderr, name, con.now)
+	}
 	err = action(c)
+	c.progress.done()
 	if ue := (usageError{}); errors.As(err, &ue) {
 		fmt.Fprintf(stderr, "harmony %s: %v\n", name, ue.err)
 		fs.Usage()

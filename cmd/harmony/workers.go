@@ -7,7 +7,9 @@ package main
 // done early waits for the lines before it, so the output is byte for byte
 // that of one worker. The reader also queues a flush marker before each read
 // that may block, so that, as in eachLine, a client that writes a line and
-// waits gets its answer, while bulk input costs one flush per buffer.
+// waits gets its answer, while bulk input costs one flush per buffer, and a
+// marker with the number of lines read when the input ends; the writer counts
+// the lines done for the progress line.
 
 import (
 	"io"
@@ -36,6 +38,7 @@ type lineJob struct {
 	failed bool
 	done   chan struct{} // closed when out is ready
 	flush  bool          // a marker: flush what is written
+	end    bool          // a marker: the input ended after n lines
 	err    error         // a marker: reading failed
 }
 
@@ -121,6 +124,9 @@ func (c *cli) eachLineWorkers(workers int, newFn func() lineFunc) error {
 				return err
 			}
 			continue
+		case j.end:
+			c.progress.count(j.n)
+			continue
 		case j.err != nil:
 			wg.Wait()
 			return j.err
@@ -138,6 +144,7 @@ func (c *cli) eachLineWorkers(workers int, newFn func() lineFunc) error {
 		if err != nil {
 			return err
 		}
+		c.progress.line(j.n)
 		if cap(j.out) <= 1<<20 {
 			b := j.out[:0]
 			bufs.Put(&b)
@@ -175,6 +182,7 @@ func (c *cli) readLines(jobs, order chan<- *lineJob, stop <-chan struct{}) {
 			}
 		}
 		if rerr == io.EOF {
+			send(order, &lineJob{n: r.lines, end: true})
 			return
 		}
 		if rerr != nil {
