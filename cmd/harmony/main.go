@@ -62,15 +62,16 @@
 // header. The default, assistant, reads a completion: what a model samples
 // after the prompt's "<|start|>assistant" (render's default output ends in
 // it). --role none reads tokens that start at a <|start|>, such as a whole
-// rendered conversation. Tokens that start elsewhere with --role none fail
-// with a hint at --role; tokens that start with <|start|> with a --role
-// other than none parse (its header text then holds "<|start|>", as in the
-// reference), and get a warning on standard error, once a run, naming the
-// first such line.
+// rendered conversation. With --role none, tokens that do not start at
+// <|start|> fail with a hint at --role. With a role, tokens that start with
+// <|start|> parse as the reference parses them, "<|start|>" and all in the
+// first header's text (a recipient "<|start|>user", say), and standard error
+// gets a warning naming the first such line of the run (--recover starts a
+// new message there instead).
 //
 // parse and stream have three modes, a ladder in which each reads
-// well-formed tokens exactly as the one below it does and accepts more
-// (harmony.ParseMode):
+// well-formed tokens exactly as strict does and accepts more than the one
+// before it (harmony.ParseMode):
 //
 //   - strict, the default, is the reference's: tokens that do not form
 //     harmony messages are an error.
@@ -121,7 +122,8 @@
 //
 // A line command that runs longer than a second while standard error is a
 // terminal (and neither standard input nor standard output is that terminal)
-// shows its progress there, the input lines done and the rate,
+// shows its progress there, the input lines done (blank ones counted) and the
+// rate,
 //
 //	render: 12,000 lines, 3,100 lines/s
 //

@@ -51,9 +51,9 @@ type streamLine struct {
 //	{"steps":[STEP,...],"messages":[...]}
 //
 // (with "error":{"index":k,"message":"line N: ..."} when token k of line N is
-// rejected), each
-// step as soon as its token is processed: the output of a line of a million
-// tokens, some twenty times the size of its input, is never held in memory.
+// rejected), each step as soon as its token is processed: the output of a
+// line of a million tokens, some twenty times the size of its input, is never
+// held in memory.
 // The bytes are those encoding/json writes, without HTML escaping, for
 //
 //	struct {

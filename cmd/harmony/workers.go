@@ -155,9 +155,9 @@ func (c *cli) eachLineWorkers(workers int, newFn func() lineFunc) error {
 }
 
 // readLines reads standard input and queues each non-blank line (white space
-// trimmed, with its number) on jobs and on order, with the markers eachLineWorkers expects on
-// order. It closes both channels when input ends or fails, or when stop is
-// closed.
+// trimmed, with its number) on jobs and on order, with the markers
+// eachLineWorkers expects on order. It closes both channels when input ends
+// or fails, or when stop is closed.
 func (c *cli) readLines(jobs, order chan<- *lineJob, stop <-chan struct{}) {
 	defer close(order)
 	defer close(jobs)
