@@ -10,8 +10,10 @@ import (
 
 // ChatCompletionRequest is the body of POST /v1/chat/completions. Fields this
 // package does not read (temperature, stop, …) are carried for the server's
-// sampler. Unknown JSON fields are ignored, as OpenAI-compatible servers do;
-// unknown roles and content part types are errors, never skipped.
+// sampler. [DecodeRequest] refuses a parameter OpenAI's API does not have
+// (Reasoning, OpenRouter's, is the one addition), and a value of one this
+// package cannot honour; unknown roles and content part types are errors,
+// never skipped.
 type ChatCompletionRequest struct {
 	Model    string        `json:"model"`
 	Messages []ChatMessage `json:"messages"`

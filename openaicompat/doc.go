@@ -65,12 +65,20 @@
 // field on a role that has no such field ([ErrInvalidRequest]), an unknown
 // part type, a name on a system or developer message (which become
 // instructions), an encrypted reasoning item
-// ([ErrUnsupportedRequestContent]) — all are errors. Unknown JSON fields are
-// ignored, as OpenAI-compatible servers do. Before the messages, Validate
-// checks the other parameters: n must be 1 ([ErrUnsupportedParameter]),
-// max_tokens, max_completion_tokens and max_output_tokens at least 1, and
-// stream_options needs stream ([ErrInvalidRequest]). [HTTPError] gives
-// the HTTP status and wire form of any error.
+// ([ErrUnsupportedRequestContent]) — all are errors. Nor is a parameter
+// dropped unseen: [DecodeRequest] refuses a top-level parameter that
+// OpenAI's request schema does not have, as OpenAI does
+// ([ErrUnknownParameter], code "unknown_parameter", param its name), and
+// a value this package cannot honour, such as logprobs true
+// ([ErrUnsupportedParameter]); it ignores only the parameters whose
+// absence changes nothing for the client, such as service_tier (its
+// documentation lists them). Inside messages, tools and items, unknown
+// fields are ignored: clients send response objects back as input. Before
+// the messages, Validate checks the other parameters: n must be 1
+// ([ErrUnsupportedParameter]), max_tokens, max_completion_tokens and
+// max_output_tokens at least 1, and stream_options needs stream
+// ([ErrInvalidRequest]). [HTTPError] gives the HTTP status and wire form
+// of any error.
 //
 // # Context window
 //

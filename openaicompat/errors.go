@@ -35,8 +35,14 @@ var (
 	// harmony's error for a content value it has no rendering for.)
 	ErrUnsupportedRequestContent = errors.New("unsupported content")
 	// ErrUnsupportedParameter: a request parameter this package cannot honour,
-	// such as previous_response_id without a RequestOptions.Responses store.
+	// such as previous_response_id without a RequestOptions.Responses store,
+	// n above 1, or logprobs true.
 	ErrUnsupportedParameter = errors.New("unsupported parameter")
+	// ErrUnknownParameter: a top-level request parameter that OpenAI's API
+	// does not have, such as a misspelt "max_tokns". [DecodeRequest]
+	// refuses it as OpenAI does: code "unknown_parameter", param the
+	// parameter's name, and OpenAI's message.
+	ErrUnknownParameter = errors.New("unknown parameter")
 	// ErrInvalidName: a message's name does not match ^[a-zA-Z0-9_-]+$, or a
 	// tool message's name is not the name of the function it answers.
 	ErrInvalidName = errors.New("invalid name")
@@ -86,6 +92,7 @@ var codes = map[error]string{
 	ErrUnknownItemType:           "unknown_item_type",
 	ErrUnsupportedRequestContent: "unsupported_content",
 	ErrUnsupportedParameter:      "unsupported_parameter",
+	ErrUnknownParameter:          "unknown_parameter",
 	ErrInvalidName:               "invalid_name",
 	ErrInvalidTool:               "invalid_tool",
 	ErrInvalidToolCall:           "invalid_tool_call",
@@ -177,6 +184,10 @@ func errorBody(err error) ErrorResponse {
 	var re *RequestError
 	if errors.As(err, &re) {
 		obj := ErrorObject{Message: strings.TrimPrefix(re.Error(), "openaicompat: "), Type: "invalid_request_error"}
+		var ae *apiError
+		if errors.As(re.Err, &ae) {
+			obj.Message = ae.msg // OpenAI's words, without the param before them
+		}
 		if re.Param != "" {
 			p := re.Param
 			obj.Param = &p
@@ -247,8 +258,31 @@ func HTTPError(err error) (int, ErrorResponse) {
 var errBadJSON = errors.New("invalid JSON body")
 
 // DecodeRequest reads a request body (a [ChatCompletionRequest] or a
-// [ResponsesRequest]) from data: one JSON object and nothing after it. Its
-// errors are what [HTTPError] answers with 400, code "invalid_json".
+// [ResponsesRequest]) from data: one JSON object and nothing after it. A
+// body that is not such JSON is an error that [HTTPError] answers with
+// 400, code "invalid_json".
+//
+// Its top-level parameters are checked against the API's, as OpenAI
+// checks them: one that OpenAI's published request schema does not have
+// (CreateChatCompletionRequest, CreateResponse) is a [*RequestError]
+// wrapping [ErrUnknownParameter], code "unknown_parameter", param its
+// name, with OpenAI's message for each API ("Unrecognized request argument
+// supplied: NAME"; "Unknown parameter: 'NAME'."). Each parameter of the
+// schema is either a field of the request, or ignored because ignoring it
+// changes nothing for the client (store on Chat Completions, service_tier,
+// prompt_cache_key, safety_identifier, prediction, verbosity; on Responses
+// stream_options and max_tool_calls), or accepted only with a value this
+// package can honour, else refused with [ErrUnsupportedParameter] naming
+// it: logprobs true, top_logprobs above 0, a logit_bias, an output
+// modality other than text, audio, the deprecated functions and
+// function_call, web_search_options, moderation (Chat Completions);
+// background true, conversation, prompt, context_management, top_logprobs
+// above 0, moderation (Responses). The one parameter outside OpenAI's
+// schema that is accepted is Chat Completions' "reasoning", OpenRouter's
+// spelling (see [ChatCompletionRequest]). Inside messages, tools and
+// input items unknown fields are ignored, not refused: clients send the
+// output of a response back as input, with fields a request has no use
+// for. json.Unmarshal into the request ignores unknown parameters.
 func DecodeRequest[R ChatCompletionRequest | ResponsesRequest](data []byte, req *R) error {
 	d := json.NewDecoder(bytes.NewReader(data))
 	if err := d.Decode(req); err != nil {
@@ -260,7 +294,7 @@ func DecodeRequest[R ChatCompletionRequest | ResponsesRequest](data []byte, req 
 	if _, err := d.Token(); err != io.EOF {
 		return fmt.Errorf("openaicompat: %w: more after the request's JSON object", errBadJSON)
 	}
-	return nil
+	return decodeParams(data, req)
 }
 
 // errorResponse returns an OpenAI error; an empty param or code is null.

@@ -4,8 +4,9 @@ import "encoding/json"
 
 // ResponsesRequest is the body of POST /v1/responses. As with
 // [ChatCompletionRequest], fields this package does not read are carried
-// for the server, unknown JSON fields are ignored, and unknown item and part
-// types are errors.
+// for the server, [DecodeRequest] refuses a parameter OpenAI's API does
+// not have and a value this package cannot honour, and unknown item and
+// part types are errors.
 type ResponsesRequest struct {
 	Model string `json:"model"`
 	// Input is a string (one user message) or a list of items.
