@@ -1,0 +1,188 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/openaicompat"
+)
+
+// This file tests what the server checks in a request before the model
+// sees it, and its recovery of malformed completions.
+
+const hi = `"messages": [{"role": "user", "content": "Hi"}]`
+
+// TestUnknownParameters: a parameter OpenAI's API does not have is a 400
+// in OpenAI's words, with param naming it; those that change nothing are
+// accepted; values that cannot be honoured are refused by name. None of
+// them reaches the model.
+func TestUnknownParameters(t *testing.T) {
+	enc := loadEncoding(t)
+	prompts := &syncBuffer{}
+	ts := startServer(t, replayOf(enc, answerLine), prompts)
+
+	for _, tc := range []struct{ path, body, want string }{
+		{chatPath, `{"model": "gpt-oss-120b", "max_tokns": 5, ` + hi + `}`,
+			`{"error":{"message":"Unrecognized request argument supplied: max_tokns","type":"invalid_request_error","param":"max_tokns","code":"unknown_parameter"}}`},
+		{responsesPath, `{"model": "gpt-oss-120b", "input": "Hi", "max_tokns": 5}`,
+			`{"error":{"message":"Unknown parameter: 'max_tokns'.","type":"invalid_request_error","param":"max_tokns","code":"unknown_parameter"}}`},
+		// Each API's own parameters are unknown to the other.
+		{chatPath, `{"input": "Hi", ` + hi + `}`,
+			`{"error":{"message":"Unrecognized request argument supplied: input","type":"invalid_request_error","param":"input","code":"unknown_parameter"}}`},
+		{responsesPath, `{"input": "Hi", "max_tokens": 5}`,
+			`{"error":{"message":"Unknown parameter: 'max_tokens'.","type":"invalid_request_error","param":"max_tokens","code":"unknown_parameter"}}`},
+		// Streamed requests are refused before the stream starts.
+		{chatPath, `{"stream": true, "Stream": true, ` + hi + `}`,
+			`{"error":{"message":"Unrecognized request argument supplied: Stream","type":"invalid_request_error","param":"Stream","code":"unknown_parameter"}}`},
+	} {
+		resp, body := post(t, ts.URL+tc.path, tc.body)
+		if resp.StatusCode != 400 || strings.TrimSpace(string(body)) != tc.want {
+			t.Errorf("%s %s:\n%d %s\nwant 400 %s", tc.path, tc.body, resp.StatusCode, body, tc.want)
+		}
+	}
+	for _, tc := range []struct{ path, body, param string }{
+		{chatPath, `{"logprobs": true, ` + hi + `}`, "logprobs"},
+		{chatPath, `{"modalities": ["text", "audio"], ` + hi + `}`, "modalities"},
+		{chatPath, `{"functions": [{"name": "f"}], ` + hi + `}`, "functions"},
+		{responsesPath, `{"input": "Hi", "background": true}`, "background"},
+		{responsesPath, `{"input": "Hi", "conversation": "conv_1"}`, "conversation"},
+	} {
+		resp, err := http.Post(ts.URL+tc.path, "application/json", strings.NewReader(tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkError(t, resp, 400, "invalid_request_error", tc.param, "unsupported_parameter", tc.param+": unsupported parameter: ")
+		resp.Body.Close()
+	}
+	if prompts.String() != "" {
+		t.Fatalf("a refused request reached the model:\n%s", prompts)
+	}
+
+	// What the clients send besides: accepted, and ignored where it
+	// changes nothing.
+	for _, tc := range []struct{ path, body string }{
+		{chatPath, `{"model": "gpt-oss-120b", "store": false, "service_tier": "auto", "user": "u1", "metadata": {"k": "v"},
+			"prompt_cache_key": "k", "safety_identifier": "s", "logprobs": false, "modalities": ["text"], "audio": null,
+			"verbosity": "low", "temperature": 0.2, "top_p": 0.9, "seed": 7, "stop": ["\n\n"], "n": 1, "parallel_tool_calls": false,
+			"reasoning_effort": "low", "reasoning": {"effort": "low"}, ` + hi + `}`},
+		{responsesPath, `{"model": "gpt-oss-120b", "input": "Hi", "store": false, "service_tier": "default", "user": "u1",
+			"metadata": {"k": "v"}, "prompt_cache_key": "k", "safety_identifier": "s", "background": false, "stream_options": null,
+			"max_tool_calls": 2, "top_logprobs": 0, "truncation": "disabled", "temperature": 0.2}`},
+	} {
+		postOK(t, ts.URL+tc.path, tc.body, "application/json")
+	}
+}
+
+// forgottenStart is a completion whose second message lacks its
+// "<|start|>assistant": a call to get_weather after the reasoning.
+const forgottenStart = `<|channel|>analysis<|message|>think<|end|>` +
+	`<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Oslo"}<|call|>`
+
+// TestForgottenStart: a malformed completion is recovered on every path
+// (chat, chat stream, responses, responses stream) by default — 200, the
+// reasoning and the call — and with -strict is the parse error: a 500,
+// or the stream's error event.
+func TestForgottenStart(t *testing.T) {
+	enc := loadEncoding(t)
+	const respTool = `{"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}`
+	chat := `{"messages": [{"role": "user", "content": "Weather in Oslo?"}], "tools": [` + weatherTool + `]`
+	responses := `{"input": "Weather in Oslo?", "tools": [` + respTool + `]`
+	const parseErr = "want <|start|>"
+
+	t.Run("recovered", func(t *testing.T) {
+		ts := startServer(t, replayOf(enc, forgottenStart), nil)
+		var c openaicompat.ChatCompletionResponse
+		unmarshal(t, postOK(t, ts.URL+chatPath, chat+`}`, "application/json"), &c)
+		m := c.Choices[0].Message
+		if m.Reasoning != "think" || m.Content != nil || len(m.ToolCalls) != 1 || m.ToolCalls[0].Function.Name != "get_weather" ||
+			m.ToolCalls[0].Function.Arguments != `{"city":"Oslo"}` || c.Choices[0].FinishReason != "tool_calls" {
+			t.Errorf("chat: %+v", c.Choices[0])
+		}
+
+		var reasoning, args, name, finish string
+		for _, ev := range readSSE(t, postOK(t, ts.URL+chatPath, chat+`, "stream": true}`, "text/event-stream")) {
+			if ev.Data == "[DONE]" {
+				continue
+			}
+			var ch openaicompat.ChatCompletionChunk
+			unmarshal(t, []byte(ev.Data), &ch)
+			if len(ch.Choices) == 0 {
+				t.Fatalf("chunk %s", ev.Data)
+			}
+			d := ch.Choices[0].Delta
+			reasoning += d.Reasoning
+			for _, tc := range d.ToolCalls {
+				name += tc.Function.Name
+				args += tc.Function.Arguments
+			}
+			finish += string(ch.Choices[0].FinishReason)
+		}
+		if reasoning != "think" || name != "get_weather" || args != `{"city":"Oslo"}` || finish != "tool_calls" {
+			t.Errorf("chat stream: reasoning %q, call %s(%s), finish %q", reasoning, name, args, finish)
+		}
+
+		var r openaicompat.Response
+		unmarshal(t, postOK(t, ts.URL+responsesPath, responses+`}`, "application/json"), &r)
+		checkRecoveredOutput(t, "responses", r)
+
+		events := readSSE(t, postOK(t, ts.URL+responsesPath, responses+`, "stream": true}`, "text/event-stream"))
+		last := events[len(events)-1]
+		var done struct {
+			Response openaicompat.Response `json:"response"`
+		}
+		unmarshal(t, []byte(last.Data), &done)
+		if last.Event != "response.completed" {
+			t.Errorf("responses stream ends with %s", last.Event)
+		}
+		checkRecoveredOutput(t, "responses stream", done.Response)
+	})
+
+	t.Run("strict", func(t *testing.T) {
+		// The typed error, as openaicompat gives it to the server.
+		ids := enc.EncodeWithSpecialTokens(forgottenStart)
+		_, err := openaicompat.ChatCompletionFromTokens(enc, ids, openaicompat.Sampling{}, &openaicompat.ResponseOptions{Strict: true})
+		var oe *openaicompat.OutputError
+		var pe *harmony.ParseError
+		if !errors.As(err, &oe) || !errors.As(err, &pe) || oe.MessageIndex != 1 {
+			t.Fatalf("strict conversion: %v (%T), want an *OutputError wrapping a *harmony.ParseError at message 1", err, err)
+		}
+
+		ts := startServerWith(t, replayOf(enc, forgottenStart), nil, options{Strict: true})
+		for _, tc := range []struct{ path, body string }{{chatPath, chat + `}`}, {responsesPath, responses + `}`}} {
+			resp, err := http.Post(ts.URL+tc.path, "application/json", strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkError(t, resp, 500, "server_error", "", "", parseErr)
+			resp.Body.Close()
+		}
+
+		events := readSSE(t, postOK(t, ts.URL+chatPath, chat+`, "stream": true}`, "text/event-stream"))
+		var e openaicompat.ErrorResponse
+		unmarshal(t, []byte(events[len(events)-1].Data), &e)
+		if e.Error.Type != "server_error" || !strings.Contains(e.Error.Message, parseErr) {
+			t.Errorf("chat stream ends with %s, want the parse error", events[len(events)-1].Data)
+		}
+
+		events = readSSE(t, postOK(t, ts.URL+responsesPath, responses+`, "stream": true}`, "text/event-stream"))
+		if n := len(events); n < 2 || events[n-2].Event != "error" || !strings.Contains(events[n-2].Data, parseErr) || events[n-1].Event != "response.failed" {
+			t.Errorf("responses stream ends with %+v, want error and response.failed", events[max(0, n-2):])
+		}
+	})
+}
+
+// checkRecoveredOutput checks the output of a recovered forgottenStart:
+// the reasoning, then the call.
+func checkRecoveredOutput(t *testing.T, where string, r openaicompat.Response) {
+	t.Helper()
+	if r.Status != "completed" || len(r.Output) != 2 || r.Output[0].Type != "reasoning" || r.Output[0].Content == nil ||
+		len(r.Output[0].Content.Parts) != 1 || r.Output[0].Content.Parts[0].Text != "think" ||
+		r.Output[1].Type != "function_call" || r.Output[1].Name != "get_weather" || r.Output[1].Arguments != `{"city":"Oslo"}` {
+		b, _ := json.Marshal(r.Output)
+		t.Errorf("%s: status %s, output %s", where, r.Status, b)
+	}
+}
