@@ -12,7 +12,7 @@ import (
 )
 
 // This file tests what the server checks in a request before the model
-// sees it, and its recovery of malformed completions.
+// sees it (parameters, schemas), and its recovery of malformed completions.
 
 const hi = `"messages": [{"role": "user", "content": "Hi"}]`
 
@@ -74,6 +74,73 @@ func TestUnknownParameters(t *testing.T) {
 			"max_tool_calls": 2, "top_logprobs": 0, "truncation": "disabled", "temperature": 0.2}`},
 	} {
 		postOK(t, ts.URL+tc.path, tc.body, "application/json")
+	}
+}
+
+// TestInvalidSchemas: a function's parameters or a response format's
+// schema that is no valid JSON Schema is a 400 naming its parameter,
+// whether or not the prompt would declare it.
+func TestInvalidSchemas(t *testing.T) {
+	enc := loadEncoding(t)
+	prompts := &syncBuffer{}
+	ts := startServer(t, replayOf(enc, answerLine), prompts)
+	const okTool = `{"type": "function", "function": {"name": "ok", "parameters": {"type": "object"}}}`
+	for _, tc := range []struct {
+		name, path, body, param, code, message string
+	}{
+		{"chat tool", chatPath, `{` + hi + `, "tools": [` + okTool + `, {"type": "function", "function": {"name": "bad", "parameters": {"type": "objekt"}}}]}`,
+			"tools[1].function.parameters", "invalid_function_parameters", `invalid schema for function "bad": at /type: `},
+		{"chat tool, nested", chatPath, `{` + hi + `, "tools": [{"type": "function", "function": {"name": "bad", "parameters": {"type": "object", "properties": {"a": {"type": "strin"}}}}}]}`,
+			"tools[0].function.parameters", "invalid_function_parameters", "at /properties/a/type: "},
+		{"chat tool, tool_choice none", chatPath, `{` + hi + `, "tool_choice": "none", "tools": [{"type": "function", "function": {"name": "bad", "parameters": {"type": "objekt"}}}]}`,
+			"tools[0].function.parameters", "invalid_function_parameters", `"bad"`},
+		{"chat tool, remote $ref", chatPath, `{` + hi + `, "tools": [{"type": "function", "function": {"name": "bad", "parameters": {"$ref": "https://example.com/s.json"}}}]}`,
+			"tools[0].function.parameters", "invalid_function_parameters", "never fetched"},
+		{"chat format", chatPath, `{` + hi + `, "response_format": {"type": "json_schema", "json_schema": {"name": "answer", "schema": {"type": "objekt"}}}}`,
+			"response_format.json_schema.schema", "invalid_json_schema", `invalid schema for response format "answer": at /type: `},
+		{"responses tool", responsesPath, `{"input": "Hi", "tools": [{"type": "function", "name": "bad", "parameters": {"type": "objekt"}}]}`,
+			"tools[0].parameters", "invalid_function_parameters", `invalid schema for function "bad"`},
+		{"responses format", responsesPath, `{"input": "Hi", "text": {"format": {"type": "json_schema", "name": "answer", "schema": {"required": "city"}}}}`,
+			"text.format.schema", "invalid_json_schema", "at /required: "},
+		{"streamed", responsesPath, `{"input": "Hi", "stream": true, "tools": [{"type": "function", "name": "bad", "parameters": {"type": "objekt"}}]}`,
+			"tools[0].parameters", "invalid_function_parameters", `invalid schema for function "bad"`},
+		// Shapes openaicompat refuses first, as before.
+		{"parameters not an object", chatPath, `{` + hi + `, "tools": [{"type": "function", "function": {"name": "f", "parameters": []}}]}`,
+			"tools[0].function.parameters", "invalid_tool", "must be a JSON Schema object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := http.Post(ts.URL+tc.path, "application/json", strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			checkError(t, resp, 400, "invalid_request_error", tc.param, tc.code, tc.message)
+		})
+	}
+	if prompts.String() != "" {
+		t.Fatalf("a refused request reached the model:\n%s", prompts)
+	}
+	// Valid schemas, of another draft too, and functions without parameters.
+	postOK(t, ts.URL+chatPath, `{`+hi+`, "tools": [`+weatherTool+`, {"type": "function", "function": {"name": "nothing"}},
+		{"type": "function", "function": {"name": "old", "parameters": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}}}],
+		"response_format": {"type": "json_schema", "json_schema": {"name": "a", "schema": {"type": "object", "properties": {"x": {"$ref": "#/$defs/x"}}, "$defs": {"x": {"type": "integer"}}}}}}`,
+		"application/json")
+}
+
+// TestSchemaErrorWraps: the error of an invalid schema is a
+// *openaicompat.RequestError that wraps the package's sentinel and the
+// *harmony.SchemaError.
+func TestSchemaErrorWraps(t *testing.T) {
+	s := newServer(loadEncoding(t), nil, nil, options{})
+	var req openaicompat.ChatCompletionRequest
+	if err := openaicompat.DecodeRequest([]byte(`{`+hi+`, "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "objekt"}}}]}`), &req); err != nil {
+		t.Fatal(err)
+	}
+	err := checkSchemas(s.schemas, chatSchemas(&req))
+	var re *openaicompat.RequestError
+	var se *harmony.SchemaError
+	if !errors.As(err, &re) || !errors.Is(err, openaicompat.ErrInvalidTool) || !errors.As(err, &se) || !errors.Is(err, harmony.ErrInvalidSchema) || se.Pointer != "/type" {
+		t.Errorf("%v (%T), want a RequestError wrapping ErrInvalidTool and a SchemaError at /type", err, err)
 	}
 }
 

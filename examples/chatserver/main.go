@@ -127,6 +127,23 @@
 // today's date (UTC). Other sampling parameters (temperature, stop, seed, …)
 // are accepted and have no effect; n must be 1.
 //
+// Parameters are checked as OpenAI checks them (openaicompat.DecodeRequest
+// lists the rules): a top-level parameter that OpenAI's API does not have
+// gets 400 with code "unknown_parameter", param its name and OpenAI's
+// message ("Unrecognized request argument supplied: NAME" on Chat
+// Completions, "Unknown parameter: 'NAME'." on Responses; OpenAI's Chat
+// Completions leaves param null); parameters that change nothing here
+// (service_tier, prompt_cache_key, safety_identifier, …) are accepted and
+// ignored; a value that cannot be honoured (logprobs true, audio, n above
+// 1, background true, …) gets 400 "unsupported_parameter" naming it.
+// Unknown fields inside messages, tools and input items are ignored. Each
+// function's parameters and a json_schema response format must be a valid
+// JSON Schema (package jsonschema checks them, fetching nothing): else 400
+// with param "tools[I].function.parameters" (Responses: "tools[I].parameters")
+// and code "invalid_function_parameters", as OpenAI answers, or param
+// "response_format.json_schema.schema" (Responses: "text.format.schema")
+// and code "invalid_json_schema".
+//
 // Streams have the Content-Type text/event-stream and are flushed after each
 // event. Chat Completions sends "data: {chunk}" per chunk, then "data:
 // [DONE]". Responses sends "event: TYPE" and "data: {event}" per event, as

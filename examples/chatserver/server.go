@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/constrain"
+	"github.com/go-harmony/harmony/jsonschema"
 	"github.com/go-harmony/harmony/openaicompat"
 )
 
@@ -75,6 +76,8 @@ type server struct {
 	prompts io.Writer
 
 	items *itemStore // nil: no store
+
+	schemas *jsonschema.Validator // checks the requests' tool and format schemas
 }
 
 // newServer returns a server that renders requests with enc, takes the
@@ -96,7 +99,7 @@ func newServer(enc *harmony.Encoding, m model, prompts io.Writer, opts options) 
 		rand.Read(key)
 		opts.Sealer, _ = openaicompat.NewReasoningSealer(key)
 	}
-	s := &server{enc: enc, model: m, opts: opts, prompts: prompts}
+	s := &server{enc: enc, model: m, opts: opts, prompts: prompts, schemas: jsonschema.New(nil)}
 	switch {
 	case opts.StoreBytes == 0:
 		s.items = newItemStore(64 << 20)
@@ -140,6 +143,9 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	conv, err := req.Conversation(s.requestOptions())
+	if err == nil {
+		err = checkSchemas(s.schemas, chatSchemas(&req))
+	}
 	if err != nil {
 		s.writeError(w, err)
 		return
@@ -196,6 +202,9 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	conv, err := req.Conversation(s.requestOptions())
+	if err == nil {
+		err = checkSchemas(s.schemas, responsesSchemas(&req))
+	}
 	if err != nil {
 		s.writeError(w, err)
 		return
