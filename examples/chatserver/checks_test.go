@@ -12,7 +12,8 @@ import (
 )
 
 // This file tests what the server checks in a request before the model
-// sees it (parameters, schemas), and its recovery of malformed completions.
+// sees it (parameters, schemas, the context window), and its recovery of
+// malformed completions.
 
 const hi = `"messages": [{"role": "user", "content": "Hi"}]`
 
@@ -141,6 +142,49 @@ func TestSchemaErrorWraps(t *testing.T) {
 	var se *harmony.SchemaError
 	if !errors.As(err, &re) || !errors.Is(err, openaicompat.ErrInvalidTool) || !errors.As(err, &se) || !errors.Is(err, harmony.ErrInvalidSchema) || se.Pointer != "/type" {
 		t.Errorf("%v (%T), want a RequestError wrapping ErrInvalidTool and a SchemaError at /type", err, err)
+	}
+}
+
+// TestContextWindow: with -context-window N, a prompt that does not fit
+// with room for the completion is a 400 context_length_exceeded, before the
+// model; Responses' truncation "auto" drops old turns instead.
+func TestContextWindow(t *testing.T) {
+	enc := loadEncoding(t)
+	prompts := &syncBuffer{}
+	ts := startServerWith(t, standIn{enc}, prompts, options{ContextWindow: 200})
+	long := strings.Repeat("word ", 150)
+	for _, tc := range []struct{ path, body, param string }{
+		{chatPath, `{"max_tokens": 50, "messages": [{"role": "user", "content": "` + long + `"}]}`, "messages"},
+		{chatPath, `{"stream": true, "max_tokens": 50, "messages": [{"role": "user", "content": "` + long + `"}]}`, "messages"},
+		// No max tokens: 4096 are kept for the completion, more than the window.
+		{chatPath, `{` + hi + `}`, "messages"},
+		{responsesPath, `{"max_output_tokens": 50, "input": "` + long + `"}`, "input"},
+		{responsesPath, `{"max_output_tokens": 50, "truncation": "auto", "input": "` + long + `"}`, "input"},
+	} {
+		resp, err := http.Post(ts.URL+tc.path, "application/json", strings.NewReader(tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkError(t, resp, 400, "invalid_request_error", tc.param, "context_length_exceeded", "maximum context length is 200 tokens")
+		resp.Body.Close()
+	}
+	if prompts.String() != "" {
+		t.Fatalf("a refused request reached the model:\n%s", prompts)
+	}
+	// What fits is served; with truncation "auto" the old turns go.
+	var r openaicompat.ChatCompletionResponse
+	unmarshal(t, postOK(t, ts.URL+chatPath, `{"max_tokens": 50, `+hi+`}`, "application/json"), &r)
+	if r.Usage == nil || r.Usage.PromptTokens > 150 {
+		t.Errorf("usage %+v", r.Usage)
+	}
+	var resp openaicompat.Response
+	unmarshal(t, postOK(t, ts.URL+responsesPath, `{"max_output_tokens": 50, "truncation": "auto", "input": [
+		{"role": "user", "content": "`+long+`"}, {"role": "assistant", "content": "Noted."}, {"role": "user", "content": "Hi"}]}`, "application/json"), &resp)
+	if resp.Usage == nil || resp.Usage.InputTokens > 150 {
+		t.Errorf("usage %+v", resp.Usage)
+	}
+	if logged := promptLines(t, enc, prompts.String()); len(logged) != 2 || strings.Contains(logged[1].Text, "word") {
+		t.Errorf("prompts %+v, want 2, the second without the old turn", logged)
 	}
 }
 

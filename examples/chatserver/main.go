@@ -43,6 +43,12 @@
 //	                 Line n of it is the prompt that got completion n.
 //	-model NAME      the model name reported when a request names none
 //	                 (default gpt-oss-120b); a request's own is echoed.
+//	-context-window N  the model's context window in tokens (default
+//	                 131072, gpt-oss's; 0: no limit): a prompt that does
+//	                 not fit with room for the completion (max_tokens,
+//	                 max_completion_tokens or max_output_tokens, else 4096)
+//	                 gets 400 context_length_exceeded, unless a Responses
+//	                 request sets truncation "auto", which drops old turns.
 //	-delay DURATION  a pause after each streamed token (default 0).
 //	-strict          fail a request whose completion is malformed (500, or
 //	                 an error event) instead of recovering it as
@@ -235,6 +241,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	sampleSeed := fs.String("sample", "", "sample random tokens under each request's constraint mask, seeded with `SEED`")
 	promptsFile := fs.String("prompts", "", "append each rendered prompt to `FILE` as a JSON line")
 	modelName := fs.String("model", "gpt-oss-120b", "the model `NAME` reported when a request names none")
+	contextWindow := fs.Int("context-window", gptOssContextWindow, "refuse prompts that do not fit a context window of `N` tokens with the completion (0: no limit)")
 	delay := fs.Duration("delay", 0, "pause `DURATION` after each streamed token")
 	strict := fs.Bool("strict", false, "fail on malformed model output instead of recovering it")
 	reasoningField := fs.String("reasoning-field", "reasoning", "the Chat Completions `FIELD` of the reasoning: reasoning, reasoning_content or both")
@@ -281,6 +288,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if *storeBytes < 0 {
 		fs.Usage()
 		return fmt.Errorf("-store-bytes %d: want 0 or more", *storeBytes)
+	}
+	if *contextWindow < 0 {
+		fs.Usage()
+		return fmt.Errorf("-context-window %d: want 0 or more", *contextWindow)
 	}
 	store := *storeBytes
 	if store == 0 {
@@ -336,7 +347,8 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	h := newServer(enc, m, prompts, options{Model: *modelName, TokenDelay: *delay, Strict: *strict,
 		MaxBodyBytes: l.MaxBodyBytes, WriteTimeout: l.WriteTimeout,
-		ReasoningField: field, Sealer: sealer, StoreBytes: store})
+		ReasoningField: field, Sealer: sealer, StoreBytes: store,
+		ContextWindow: *contextWindow})
 	srv := newHTTPServer(h, l)
 	done := make(chan struct{})
 	go func() {
@@ -355,6 +367,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	return err
 }
+
+// gptOssContextWindow is the context window of both gpt-oss models, in
+// tokens: the -context-window default.
+const gptOssContextWindow = 131072
 
 // limits bound what slow, idle and oversized clients can hold (see the
 // package doc's "Limits"), as the flags set them.

@@ -60,6 +60,11 @@ type options struct {
 	// StoreBytes bounds the in-memory store of Responses output items that
 	// item references resolve through; 0 means 64 MiB, negative no store.
 	StoreBytes int64
+	// ContextWindow is the model's context window in tokens
+	// (openaicompat.RequestOptions.ContextWindow): a prompt that does not
+	// fit with room for the completion is a 400 context_length_exceeded.
+	// 0 means no limit.
+	ContextWindow int
 }
 
 // server answers the OpenAI endpoints with completions from a model. It is
@@ -142,15 +147,20 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 	if !s.decode(w, r, func(data []byte) error { return openaicompat.DecodeRequest(data, &req) }) {
 		return
 	}
-	conv, err := req.Conversation(s.requestOptions())
+	opts := s.requestOptions()
+	conv, err := req.Conversation(opts)
 	if err == nil {
 		err = checkSchemas(s.schemas, chatSchemas(&req))
+	}
+	var prompt []harmony.Token
+	if err == nil {
+		prompt, err = req.RenderPrompt(s.enc, conv, opts)
 	}
 	if err != nil {
 		s.writeError(w, err)
 		return
 	}
-	ids, samp, err := s.complete(conv, req.MaxOutputTokens(), func() (*constrain.Envelope, error) { return req.Matcher(s.enc, nil) })
+	ids, samp, err := s.complete(conv, prompt, req.MaxOutputTokens(), func() (*constrain.Envelope, error) { return req.Matcher(s.enc, nil) })
 	if err != nil {
 		s.writeError(w, err)
 		return
@@ -201,9 +211,14 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 	if !s.decode(w, r, func(data []byte) error { return openaicompat.DecodeRequest(data, &req) }) {
 		return
 	}
-	conv, err := req.Conversation(s.requestOptions())
+	opts := s.requestOptions()
+	conv, err := req.Conversation(opts)
 	if err == nil {
 		err = checkSchemas(s.schemas, responsesSchemas(&req))
+	}
+	var prompt []harmony.Token
+	if err == nil {
+		prompt, err = req.RenderPrompt(s.enc, conv, opts)
 	}
 	if err != nil {
 		s.writeError(w, err)
@@ -213,7 +228,7 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 	if req.MaxOutputTokens != nil {
 		limit = *req.MaxOutputTokens
 	}
-	ids, samp, err := s.complete(conv, limit, func() (*constrain.Envelope, error) { return req.Matcher(s.enc, nil) })
+	ids, samp, err := s.complete(conv, prompt, limit, func() (*constrain.Envelope, error) { return req.Matcher(s.enc, nil) })
 	if err != nil {
 		s.writeError(w, err)
 		return
@@ -273,9 +288,10 @@ func (s *server) sseWriter(w http.ResponseWriter) *openaicompat.SSEWriter {
 
 // requestOptions returns the options of every conversation: harmony's
 // defaults, with today's date (in UTC) as the conversation's start date, as
-// OpenAI's gpt-oss reference servers do.
+// OpenAI's gpt-oss reference servers do, and the model's context window.
 func (s *server) requestOptions() *openaicompat.RequestOptions {
-	o := &openaicompat.RequestOptions{ConversationStartDate: s.opts.Now().UTC().Format("2006-01-02"), Sealer: s.opts.Sealer}
+	o := &openaicompat.RequestOptions{ConversationStartDate: s.opts.Now().UTC().Format("2006-01-02"), Sealer: s.opts.Sealer,
+		ContextWindow: s.opts.ContextWindow}
 	if s.items != nil {
 		o.Items, o.Responses = s.items, s.items
 	}
@@ -300,17 +316,14 @@ func (s *server) responseOptions(ro openaicompat.ResponseOptions) openaicompat.R
 	return ro
 }
 
-// complete renders the conversation, logs the prompt, and returns the
-// model's completion (under the constraint mk builds, for -sample): cut after its first <|return|> or <|call|> (where a
-// sampler stops), then to limit tokens when limit > 0, with what the
-// response needs to know about it.
-func (s *server) complete(conv harmony.Conversation, limit int, mk constraint) ([]harmony.Token, openaicompat.Sampling, error) {
-	prompt, err := s.enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
-	if err != nil {
-		return nil, openaicompat.Sampling{}, err
-	}
+// complete logs the prompt, the conversation rendered, and returns the
+// model's completion (under the constraint mk builds, for -sample): cut
+// after its first <|return|> or <|call|> (where a sampler stops), then to
+// limit tokens when limit > 0, with what the response needs to know about
+// it.
+func (s *server) complete(conv harmony.Conversation, prompt []harmony.Token, limit int, mk constraint) ([]harmony.Token, openaicompat.Sampling, error) {
 	s.mu.Lock()
-	err = s.logPrompt(prompt)
+	err := s.logPrompt(prompt)
 	var ids []harmony.Token
 	if err == nil {
 		ids, err = s.model.Complete(conv, prompt, mk)
