@@ -1,19 +1,23 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/openaicompat"
 )
 
 // This file tests what the server checks in a request before the model
-// sees it (parameters, schemas, the context window), and its recovery of
-// malformed completions.
+// sees it (parameters, schemas, the context window), its access log, and
+// its recovery of malformed completions.
 
 const hi = `"messages": [{"role": "user", "content": "Hi"}]`
 
@@ -185,6 +189,88 @@ func TestContextWindow(t *testing.T) {
 	}
 	if logged := promptLines(t, enc, prompts.String()); len(logged) != 2 || strings.Contains(logged[1].Text, "word") {
 		t.Errorf("prompts %+v, want 2, the second without the old turn", logged)
+	}
+}
+
+// recordHandler is a slog.Handler that sends each record's attributes,
+// with its level and message, to a channel.
+type recordHandler chan map[string]any
+
+func (h recordHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h recordHandler) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h recordHandler) WithGroup(string) slog.Handler            { return h }
+func (h recordHandler) Handle(_ context.Context, r slog.Record) error {
+	m := map[string]any{"level": r.Level.String(), "msg": r.Message}
+	r.Attrs(func(a slog.Attr) bool {
+		m[a.Key] = a.Value.Any()
+		return true
+	})
+	h <- m
+	return nil
+}
+
+// next returns the next record; the timeout only stops a hung test.
+func (h recordHandler) next(t *testing.T) map[string]any {
+	t.Helper()
+	select {
+	case m := <-h:
+		return m
+	case <-time.After(time.Minute):
+		t.Fatal("no access log line")
+		return nil
+	}
+}
+
+// TestAccessLog: one line per request when it ends, with its method, path,
+// status, token counts when the model answered, the error's code when
+// there was one, and a duration.
+func TestAccessLog(t *testing.T) {
+	enc := loadEncoding(t)
+	log := make(recordHandler, 16)
+	ts := startServerWith(t, replayOf(enc, answerLine, forgottenStart), nil, options{Strict: true, Log: slog.New(log)})
+	usage := func(b []byte) (int, int) {
+		var r openaicompat.ChatCompletionResponse
+		unmarshal(t, b, &r)
+		return r.Usage.PromptTokens, r.Usage.CompletionTokens
+	}
+	// Each request's line is read before the next request: lines are
+	// written when the handler returns, which may be after the client
+	// has read the response.
+	check := func(i int, want map[string]any) {
+		t.Helper()
+		got := log.next(t)
+		d, ok := got["duration"].(time.Duration)
+		if !ok || d < 0 {
+			t.Errorf("line %d: duration %v", i, got["duration"])
+		}
+		delete(got, "duration")
+		want["level"], want["msg"] = "INFO", "request"
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("line %d:\n got %v\nwant %v", i, got, want)
+		}
+	}
+
+	pt, ct := usage(postOK(t, ts.URL+chatPath, `{`+hi+`}`, "application/json"))
+	check(0, map[string]any{"method": "POST", "path": chatPath, "status": int64(200), "prompt_tokens": int64(pt), "completion_tokens": int64(ct)})
+
+	post(t, ts.URL+responsesPath, `{"input": "Hi", "max_tokns": 1}`)
+	check(1, map[string]any{"method": "POST", "path": responsesPath, "status": int64(400), "error": "unknown_parameter"})
+
+	post(t, ts.URL+chatPath, `{"stream": true, "stream_options": {"include_usage": true}, `+hi+`}`) // the malformed line: strict
+	check(2, map[string]any{"method": "POST", "path": chatPath, "status": int64(200), "prompt_tokens": int64(pt),
+		"completion_tokens": int64(len(enc.EncodeWithSpecialTokens(forgottenStart))), "error": "server_error"})
+
+	resp, err := http.Get(ts.URL + "/v1/models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	check(3, map[string]any{"method": "GET", "path": "/v1/models", "status": int64(404), "error": "unknown_url"})
+
+	select {
+	case m := <-log:
+		t.Errorf("a line more: %v", m)
+	default:
 	}
 }
 

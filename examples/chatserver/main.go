@@ -172,6 +172,17 @@
 // response.completed — and the response ends there. Streams are written
 // with openaicompat.SSEWriter.
 //
+// # Logging
+//
+// Each request is logged on standard error when its response ends, one
+// line by log/slog's text handler: msg=request, method, path, status (a
+// stream's is 200, even when it ends with an error), prompt_tokens and
+// completion_tokens (when the model was reached), error (the code, else
+// the type, of the error the request was answered with or its stream
+// ended with) and duration:
+//
+//	time=2025-06-28T12:00:00.000Z level=INFO msg=request method=POST path=/v1/chat/completions status=200 prompt_tokens=68 completion_tokens=12 duration=1.2ms
+//
 // # Limits
 //
 // A client that is slow or idle on purpose holds a connection and a
@@ -206,6 +217,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -348,7 +360,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	h := newServer(enc, m, prompts, options{Model: *modelName, TokenDelay: *delay, Strict: *strict,
 		MaxBodyBytes: l.MaxBodyBytes, WriteTimeout: l.WriteTimeout,
 		ReasoningField: field, Sealer: sealer, StoreBytes: store,
-		ContextWindow: *contextWindow})
+		ContextWindow: *contextWindow, Log: slog.New(slog.NewTextHandler(stderr, nil))})
 	srv := newHTTPServer(h, l)
 	done := make(chan struct{})
 	go func() {

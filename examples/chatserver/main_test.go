@@ -1171,8 +1171,12 @@ func TestBinary(t *testing.T) {
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	if out := <-rest; out != "" {
-		t.Errorf("more output on stderr: %q", out)
+	// The rest is the request's line in the access log.
+	out := <-rest
+	if lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); len(lines) != 1 ||
+		!strings.Contains(lines[0], fmt.Sprintf(" level=INFO msg=request method=POST path=/v1/chat/completions status=200 prompt_tokens=%d completion_tokens=%d duration=",
+			r.Usage.PromptTokens, r.Usage.CompletionTokens)) {
+		t.Errorf("more output on stderr than one access log line: %q", out)
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("exit: %v", err)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"slices"
@@ -65,6 +66,8 @@ type options struct {
 	// fit with room for the completion is a 400 context_length_exceeded.
 	// 0 means no limit.
 	ContextWindow int
+	// Log gets one line per request (see accessLog); nil means none.
+	Log *slog.Logger
 }
 
 // server answers the OpenAI endpoints with completions from a model. It is
@@ -115,8 +118,16 @@ func newServer(enc *harmony.Encoding, m model, prompts io.Writer, opts options) 
 }
 
 // ServeHTTP routes POST /v1/chat/completions and POST /v1/responses.
-// Anything else gets 404 (unknown path) or 405 (another method).
+// Anything else gets 404 (unknown path) or 405 (another method). Each
+// request is logged when it ends (accessLog).
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	aw := &accessWriter{ResponseWriter: w, start: time.Now(), promptTokens: -1, completionTokens: -1}
+	defer s.accessLog(aw, r)
+	s.route(aw, r)
+}
+
+// route serves the request.
+func (s *server) route(w http.ResponseWriter, r *http.Request) {
 	var handle func(http.ResponseWriter, *http.Request)
 	switch r.URL.Path {
 	case chatPath:
@@ -160,7 +171,7 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err)
 		return
 	}
-	ids, samp, err := s.complete(conv, prompt, req.MaxOutputTokens(), func() (*constrain.Envelope, error) { return req.Matcher(s.enc, nil) })
+	ids, samp, err := s.complete(w, conv, prompt, req.MaxOutputTokens(), func() (*constrain.Envelope, error) { return req.Matcher(s.enc, nil) })
 	if err != nil {
 		s.writeError(w, err)
 		return
@@ -187,6 +198,7 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 			return // the client has gone, or stopped reading
 		}
 		if err != nil {
+			noteError(w, err)
 			sse.WriteChatError(err)
 			return
 		}
@@ -199,6 +211,7 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
+		noteError(w, err)
 		sse.WriteChatError(err)
 		return
 	}
@@ -228,7 +241,7 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 	if req.MaxOutputTokens != nil {
 		limit = *req.MaxOutputTokens
 	}
-	ids, samp, err := s.complete(conv, prompt, limit, func() (*constrain.Envelope, error) { return req.Matcher(s.enc, nil) })
+	ids, samp, err := s.complete(w, conv, prompt, limit, func() (*constrain.Envelope, error) { return req.Matcher(s.enc, nil) })
 	if err != nil {
 		s.writeError(w, err)
 		return
@@ -259,6 +272,7 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if err != nil {
+			noteError(w, err)
 			sse.WriteResponsesError(c, err)
 			return
 		}
@@ -274,6 +288,7 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
+		noteError(w, err)
 		sse.WriteResponsesError(c, err)
 	}
 }
@@ -320,8 +335,8 @@ func (s *server) responseOptions(ro openaicompat.ResponseOptions) openaicompat.R
 // model's completion (under the constraint mk builds, for -sample): cut
 // after its first <|return|> or <|call|> (where a sampler stops), then to
 // limit tokens when limit > 0, with what the response needs to know about
-// it.
-func (s *server) complete(conv harmony.Conversation, prompt []harmony.Token, limit int, mk constraint) ([]harmony.Token, openaicompat.Sampling, error) {
+// it. It notes the token counts for the access log of w.
+func (s *server) complete(w http.ResponseWriter, conv harmony.Conversation, prompt []harmony.Token, limit int, mk constraint) ([]harmony.Token, openaicompat.Sampling, error) {
 	s.mu.Lock()
 	err := s.logPrompt(prompt)
 	var ids []harmony.Token
@@ -339,6 +354,9 @@ func (s *server) complete(conv harmony.Conversation, prompt []harmony.Token, lim
 	samp := openaicompat.Sampling{PromptTokens: len(prompt)}
 	if limit > 0 && len(ids) > limit {
 		ids, samp.Truncated = ids[:limit], true
+	}
+	if aw, ok := w.(*accessWriter); ok {
+		aw.promptTokens, aw.completionTokens = len(prompt), len(ids)
 	}
 	return ids, samp, nil
 }
@@ -429,6 +447,23 @@ func (s *server) writeError(w http.ResponseWriter, err error) {
 	s.writeJSON(w, status, body)
 }
 
+// noteError notes the error a stream ended with for the access log of w.
+func noteError(w http.ResponseWriter, err error) {
+	if aw, ok := w.(*accessWriter); ok {
+		_, body := openaicompat.HTTPError(err)
+		aw.err = errorName(body)
+	}
+}
+
+// errorName is what the access log says of an error body: its code, else
+// its type.
+func errorName(body openaicompat.ErrorResponse) string {
+	if body.Error.Code != nil {
+		return *body.Error.Code
+	}
+	return body.Error.Type
+}
+
 // writeJSON answers with v as JSON, within WriteTimeout.
 func (s *server) writeJSON(w http.ResponseWriter, status int, v any) {
 	b, err := marshal(v)
@@ -438,6 +473,11 @@ func (s *server) writeJSON(w http.ResponseWriter, status int, v any) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	s.armWrite(w)
+	if aw, ok := w.(*accessWriter); ok && status != http.StatusOK {
+		if e, ok := v.(openaicompat.ErrorResponse); ok {
+			aw.err = errorName(e)
+		}
+	}
 	w.WriteHeader(status)
 	w.Write(append(b, '\n'))
 }
