@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -16,8 +18,8 @@ import (
 )
 
 // This file tests what the server checks in a request before the model
-// sees it (parameters, schemas, the context window), its access log, and
-// its recovery of malformed completions.
+// sees it (parameters, schemas, the context window), its access log, its
+// recovery of malformed completions, and that it runs with no flags.
 
 const hi = `"messages": [{"role": "user", "content": "Hi"}]`
 
@@ -381,5 +383,62 @@ func checkRecoveredOutput(t *testing.T, where string, r openaicompat.Response) {
 		r.Output[1].Type != "function_call" || r.Output[1].Name != "get_weather" || r.Output[1].Arguments != `{"city":"Oslo"}` {
 		b, _ := json.Marshal(r.Output)
 		t.Errorf("%s: status %s, output %s", where, r.Status, b)
+	}
+}
+
+// TestRunStandIn: with no flags but the address the server runs the
+// built-in stand-in model, says so, answers, and logs the request.
+func TestRunStandIn(t *testing.T) {
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"-addr", "127.0.0.1:0"}, pw); pw.Close() }()
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	next := func() string {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("the server stopped: %v", <-done)
+			}
+			return l
+		case <-time.After(time.Minute): // only to stop a hung test
+			t.Fatal("no line from the server")
+			return ""
+		}
+	}
+	addr, ok := strings.CutPrefix(next(), "chatserver: listening on http://")
+	if !ok {
+		t.Fatalf("first line is not the address")
+	}
+	if l := next(); !strings.HasPrefix(l, "chatserver: model: the built-in stand-in") {
+		t.Errorf("second line %q, want the model", l)
+	}
+	var r openaicompat.ChatCompletionResponse
+	unmarshal(t, postOK(t, "http://"+addr+chatPath, `{"model": "gpt-oss-120b", "messages": [{"role": "user", "content": "What is 2 + 2?"}]}`, "application/json"), &r)
+	if c := r.Choices[0].Message.Content; c == nil || c.Text != "You said: What is 2 + 2?" {
+		t.Errorf("content %+v", c)
+	}
+	if l := next(); !strings.Contains(l, " msg=request method=POST path=/v1/chat/completions status=200 prompt_tokens=") {
+		t.Errorf("access log line %q", l)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("run: %v", err)
+	}
+	for l := range lines {
+		t.Errorf("more output: %q", l)
+	}
+
+	// A negative window is refused.
+	var stderr strings.Builder
+	if err := run(t.Context(), []string{"-context-window", "-1"}, &stderr); err == nil || !strings.Contains(err.Error(), "-context-window -1") {
+		t.Errorf("-context-window -1: %v", err)
 	}
 }

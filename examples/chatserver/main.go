@@ -19,7 +19,12 @@
 //
 // # Running
 //
-//	go run ./examples/chatserver -replay FILE
+//	go run ./examples/chatserver
+//
+// serves the built-in stand-in model on 127.0.0.1:8080; -replay FILE serves
+// recorded completions instead, and -sample SEED random ones. The server
+// says on standard error where it listens and which model answers, then
+// logs each request there.
 //
 // Flags:
 //
@@ -103,9 +108,10 @@
 // conversation's turns. Turn retries off in such tests (max_retries=0 in
 // the Python SDK), or give the failing turn's line once per attempt.
 //
-// Without -replay, the stand-in answers every request with an analysis
-// message, then a final answer that echoes the first eight words of the last
-// user message: "You said: WORDS" (see standIn in model.go).
+// Without -replay or -sample, the built-in stand-in answers every request
+// with an analysis message, then a final answer that echoes the first eight
+// words of the last user message: "You said: WORDS" (see standIn in
+// model.go).
 //
 // # Examples
 //
@@ -171,6 +177,12 @@
 // response so far, status "failed", with an "error" object) instead of
 // response.completed — and the response ends there. Streams are written
 // with openaicompat.SSEWriter.
+//
+// Malformed completions (a header without its "<|start|>assistant", a
+// message from another role, text outside any message) are recovered as
+// openaicompat recovers them, the setting a production server needs: the
+// client gets 200 and what the completion can be read as. With -strict
+// they are errors instead, to test a model's output.
 //
 // # Logging
 //
@@ -315,6 +327,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	var m model = standIn{enc}
+	about := "the built-in stand-in, which echoes the user (-replay FILE or -sample SEED for others)"
 	if *replayFile != "" {
 		f, err := os.Open(*replayFile)
 		if err != nil {
@@ -326,6 +339,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			return fmt.Errorf("%s: %w", *replayFile, err)
 		}
 		m = r
+		about = fmt.Sprintf("replay of %s (%d lines, cycling)", *replayFile, len(r.lines))
+		if len(r.lines) == 1 {
+			about = fmt.Sprintf("replay of %s (1 line, repeated)", *replayFile)
+		}
 	}
 	if *sampleSeed != "" {
 		if *replayFile != "" {
@@ -338,6 +355,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 			return fmt.Errorf("-sample %q: want a seed, an unsigned integer", *sampleSeed)
 		}
 		m = newSampler(enc, seed)
+		about = fmt.Sprintf("random tokens under each request's constraint, seed %d", seed)
 	}
 	var prompts io.Writer
 	if *promptsFile != "" {
@@ -357,6 +375,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if ta, ok := ln.Addr().(*net.TCPAddr); !ok || !ta.IP.IsLoopback() {
 		fmt.Fprintf(stderr, "chatserver: warning: %s is not a loopback address: anyone who can reach it can use this server\n", ln.Addr())
 	}
+	fmt.Fprintf(stderr, "chatserver: model: %s\n", about)
 	h := newServer(enc, m, prompts, options{Model: *modelName, TokenDelay: *delay, Strict: *strict,
 		MaxBodyBytes: l.MaxBodyBytes, WriteTimeout: l.WriteTimeout,
 		ReasoningField: field, Sealer: sealer, StoreBytes: store,

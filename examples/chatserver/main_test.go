@@ -1152,6 +1152,9 @@ func TestBinary(t *testing.T) {
 	if !ok || !strings.HasPrefix(addr, "127.0.0.1:") || strings.HasSuffix(addr, ":0") {
 		t.Fatalf("first line %q", sc.Text())
 	}
+	if !sc.Scan() || sc.Text() != "chatserver: model: replay of "+replayFile+" (1 line, repeated)" {
+		t.Fatalf("second line %q, want the model", sc.Text())
+	}
 	rest := make(chan string)
 	go func() {
 		var b strings.Builder
