@@ -178,6 +178,9 @@ type graph struct {
 	budget int64
 	docs   docMap
 	work   int64 // analysis steps left
+	// workLimit is the steps the analysis may take: workLimit-work is
+	// what it spent (for tests).
+	workLimit int64
 	// scratch for closures, indexed by node
 	stamp  []uint32
 	gen    uint32
@@ -211,7 +214,8 @@ func analyzeGraph(root *js.Schema, extra []*js.Schema, budget int64, docs docMap
 	g := &graph{index: map[*js.Schema]int32{}, budget: budget, docs: docs, overDepth: -1}
 	g.collect(append([]*js.Schema{root}, extra...))
 	g.build()
-	g.work = min(analysisWorkPerNode*int64(len(g.nodes))+analysisWorkPerBudget*budget, maxAnalysisWork)
+	g.workLimit = min(analysisWorkPerNode*int64(len(g.nodes))+analysisWorkPerBudget*budget, maxAnalysisWork)
+	g.work = g.workLimit
 	g.matches = analysisMatches
 	g.stamp = make([]uint32, len(g.nodes))
 	g.mult = make([]int64, len(g.nodes))

@@ -7,17 +7,116 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-harmony/harmony"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	js "github.com/santhosh-tekuri/jsonschema/v5"
 )
 
-// callCeiling bounds one call in these tests. The real costs are in the
-// benchmarks (milliseconds); this leaves room for -race and busy machines
-// while still failing on anything exponential or quadratic.
-const callCeiling = 2 * time.Second
+// The tests bound the work of a call by counting it, never by timing it
+// (the real costs are in the benchmarks): the subschemas the analysis
+// covers and the steps it spends (compiledSchema.analyzed and
+// analysisSteps), and the subschemas the validator evaluates (evalCounter).
+// Anything exponential or quadratic in the schema or the value passes these
+// bounds by far.
+
+// analysisBound is the most steps the analysis may spend on a schema of
+// size bytes that compiles to n subschemas: its limit, plus the expansion of
+// the one location that passes it, which is charged in full and costs less
+// than the schema has bytes.
+func analysisBound(n, size int, budget int64) int64 {
+	return min(analysisWorkPerNode*int64(n)+analysisWorkPerBudget*budget, maxAnalysisWork) + int64(size)
+}
+
+// checkCompileWork checks the work compiling raw took, from its outcome c:
+// nothing compiled or analyzed when the schema was refused before (compiled
+// false), else at most maxSubschemas subschemas and analysisBound steps.
+func checkCompileWork(t *testing.T, c *compiledSchema, raw []byte, budget int64, compiled bool, msgAndArgs ...any) {
+	t.Helper()
+	if !compiled {
+		assert.Zero(t, c.analyzed, msgAndArgs...)
+		assert.Zero(t, c.analysisSteps, msgAndArgs...)
+		return
+	}
+	assert.Positive(t, c.analyzed, msgAndArgs...)
+	assert.LessOrEqual(t, c.analyzed, maxSubschemas, msgAndArgs...)
+	assert.LessOrEqual(t, c.analysisSteps, analysisBound(c.analyzed, len(raw), budget), msgAndArgs...)
+}
+
+// evalCounter counts the validator's evaluations of subschemas. Attached
+// as an extension to every subschema of a compiled schema, it is called by
+// jsonschema/v5 on each evaluation that gets past the subschema's "type"
+// (a boolean subschema, or a "type" the value fails, ends its evaluation
+// first), so that it counts at most the evaluations the budget bounds.
+type evalCounter struct{ n int64 }
+
+func (c *evalCounter) Validate(js.ValidationContext, any) error {
+	c.n++
+	return nil
+}
+
+// countEvaluations attaches a new evalCounter to every subschema of c,
+// replacing any attached before, and returns it.
+func countEvaluations(c *compiledSchema) *evalCounter {
+	g := &graph{index: map[*js.Schema]int32{}}
+	g.collect([]*js.Schema{c.schema})
+	ec := &evalCounter{}
+	for _, n := range g.nodes {
+		if n.s.Extensions == nil {
+			n.s.Extensions = map[string]js.ExtSchema{}
+		}
+		n.s.Extensions["harmony-test-count"] = ec
+	}
+	return ec
+}
+
+// locations returns the locations of the JSON value text, as the budget
+// counts them: the value, and at every depth each member, member name and
+// element. A text that is not JSON has none: nothing of it is validated.
+func locations(text string) int64 {
+	v, err := decodeInstance(text)
+	if err != nil {
+		return 0
+	}
+	var count func(any) int64
+	count = func(v any) int64 {
+		n := int64(1)
+		switch x := v.(type) {
+		case map[string]any:
+			for _, m := range x {
+				n += 1 + count(m)
+			}
+		case []any:
+			for _, e := range x {
+				n += count(e)
+			}
+		}
+		return n
+	}
+	return count(v)
+}
+
+// validateCounted validates arguments against tool's schema with v, as
+// ValidateToolArguments does, and returns the evaluations of subschemas the
+// validator made and the error. The schema must compile.
+func validateCounted(t *testing.T, v *Validator, tool harmony.ToolDescription, arguments string) (int64, error) {
+	t.Helper()
+	c := v.compile(tool.Parameters)
+	require.NoError(t, c.err)
+	require.Same(t, c, v.compile(tool.Parameters), "the compiled schema is cached")
+	ec := countEvaluations(c)
+	err := v.ValidateToolArguments(tool, arguments)
+	return ec.n, err
+}
+
+// checkEvaluations checks the package's promise on a call that validated
+// arguments: at most the budget's evaluations per location of the value.
+func checkEvaluations(t *testing.T, v *Validator, evals int64, arguments string, msgAndArgs ...any) {
+	t.Helper()
+	assert.LessOrEqual(t, evals, v.budget*locations(arguments), msgAndArgs...)
+}
 
 // allOfChain is the issue's 1.5 KB schema: definitions d0..dn, each an
 // allOf of two references to the next, which costs 2^n evaluations.
@@ -161,32 +260,34 @@ func manyPatterns(n int) string {
 type hostile struct {
 	name, schema string
 	pointer, msg string // of the refusal
+	compiled     bool   // refused by the analysis of the compiled schema, not before compiling
 }
 
 func hostileSchemas() []hostile {
 	return []hostile{
 		{"allOf chain", allOfChain(24), "/$defs/d12",
-			"schema too complex to validate: validating one value could take more than 10000 subschema evaluations"},
+			"schema too complex to validate: validating one value could take more than 10000 subschema evaluations", true},
 		{"10,000 $defs", manyDefs(10000), "",
-			"schema too complex to validate: more than 20000 subschemas"},
+			"schema too complex to validate: more than 20000 subschemas", false},
 		{"one document of 2,500 subschemas", flatProperties(2500, ""), "",
-			"schema too complex to validate: compiling it would take about 6255001 steps, more than 4000000"},
+			"schema too complex to validate: compiling it would take about 6255001 steps, more than 4000000", false},
 		{"doubling with depth", `{"properties":{"a":{"allOf":[{"$ref":"#"},{"$ref":"#"}]}}}`, "/properties/a",
-			"schema too complex to validate: validating one value could take more than 10000 subschema evaluations at one location 12 levels deep in it"},
+			"schema too complex to validate: validating one value could take more than 10000 subschema evaluations at one location 12 levels deep in it", true},
 		{"300 nested references", refChain(300), "/$defs/d235",
-			"schema too complex to validate: more than 64 nested in-place applicators ($ref, allOf, anyOf, oneOf, not, if, ...)"},
+			"schema too complex to validate: more than 64 nested in-place applicators ($ref, allOf, anyOf, oneOf, not, if, ...)", true},
 		{"anyOf over anyOf", `{"$defs":{"x":{"anyOf":[{"$ref":"#/$defs/y"},{"$ref":"#/$defs/y"},{"$ref":"#/$defs/y"}]},"y":{"anyOf":[{"$ref":"#/$defs/z"},{"$ref":"#/$defs/z"},{"$ref":"#/$defs/z"}]},"z":{"oneOf":[{"$ref":"#/$defs/w"},{"$ref":"#/$defs/w"},{"$ref":"#/$defs/w"}]},"w":{"not":{"$ref":"#/$defs/v"},"if":{"$ref":"#/$defs/v"},"then":{"$ref":"#/$defs/v"},"else":{"$ref":"#/$defs/v"}},"v":{"allOf":[{"$ref":"#/$defs/u"},{"$ref":"#/$defs/u"},{"$ref":"#/$defs/u"},{"$ref":"#/$defs/u"},{"$ref":"#/$defs/u"},{"$ref":"#/$defs/u"},{"$ref":"#/$defs/u"},{"$ref":"#/$defs/u"}]},"u":{"dependentSchemas":{"a":{"$ref":"#/$defs/t"},"b":{"$ref":"#/$defs/t"}}},"t":{"anyOf":[{},{},{},{},{},{},{},{}]}},"properties":{"p":{"$ref":"#/$defs/x"}}}`,
-			"/$defs/x", "schema too complex to validate: validating one value could take more than 10000 subschema evaluations at one location 1 level deep in it"},
+			"/$defs/x", "schema too complex to validate: validating one value could take more than 10000 subschema evaluations at one location 1 level deep in it", true},
 		{"1,000 patterns of 1,000 letters", manyPatterns(1000), "/properties/p049/pattern",
-			"schema too complex to validate: its regular expressions would compile to more than 100000 instructions"},
+			"schema too complex to validate: its regular expressions would compile to more than 100000 instructions", false},
 		{"3,000 properties and 600 patterns", namesAndPatterns(3000, 600), "",
-			"schema too complex to validate: its cost could not be bounded within the analysis budget"},
+			"schema too complex to validate: its cost could not be bounded within the analysis budget", true},
 	}
 }
 
 // TestHostileSchemas feeds the schemas of the issue and their relatives:
 // each call is refused, deterministically, naming the subschema at fault,
-// within the ceiling.
+// before the validator evaluates anything, after compiling and analyzing
+// within the bounds or before compiling at all.
 func TestHostileSchemas(t *testing.T) {
 	v := New(nil)
 	for _, tc := range hostileSchemas() {
@@ -199,9 +300,7 @@ func TestHostileSchemas(t *testing.T) {
 					return New(&Options{CacheBytes: -1}).ValidateResponse(harmony.ResponseFormat{Name: "f", Schema: tool.Parameters}, `"x"`)
 				},
 			} {
-				start := time.Now()
 				err := call()
-				assert.Less(t, time.Since(start), callCeiling)
 				var se *harmony.SchemaError
 				require.ErrorAs(t, err, &se)
 				assert.ErrorIs(t, err, ErrSchemaTooComplex)
@@ -209,6 +308,12 @@ func TestHostileSchemas(t *testing.T) {
 				assert.Equal(t, tc.pointer, se.Pointer)
 				assert.EqualError(t, se.Err, tc.msg)
 			}
+			// The outcome the calls had (cached; a refusal holds no
+			// compiled schema, so nothing was validated).
+			c := v.compile(tool.Parameters)
+			require.Error(t, c.err)
+			assert.Nil(t, c.schema)
+			checkCompileWork(t, c, tool.Parameters, v.budget, tc.compiled)
 		})
 	}
 }
@@ -221,11 +326,15 @@ func TestManyDefinitionsLinear(t *testing.T) {
 	c := v.compile([]byte(schema))
 	require.NoError(t, c.err)
 	assert.Len(t, c.docs.prefixes, 1001, "the root and one document per definition")
+	checkCompileWork(t, c, []byte(schema), v.budget, true)
 	tool := harmony.NewToolDescription("tree", "", json.RawMessage(schema))
-	start := time.Now()
-	assert.NoError(t, v.ValidateToolArguments(tool, `{"l":{"l":{},"r":{"l":{}}},"r":{}}`))
-	assert.Less(t, time.Since(start), callCeiling)
-	err := v.ValidateToolArguments(tool, `{"l":{"r":{"l":{"x":1}}},"r":{"l":7}}`)
+	const value = `{"l":{"l":{},"r":{"l":{}}},"r":{}}`
+	evals, err := validateCounted(t, v, tool, value)
+	assert.NoError(t, err)
+	// The value's 6 objects, two subschemas each: the root and d0, then
+	// for each member its reference and the definition it leads to.
+	assert.Equal(t, int64(6*2), evals)
+	err = v.ValidateToolArguments(tool, `{"l":{"r":{"l":{"x":1}}},"r":{"l":7}}`)
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, []Violation{
@@ -257,10 +366,11 @@ func TestGrowthWithDepth(t *testing.T) {
 	require.ErrorAs(t, v.ValidateToolArguments(tool, `{"name":7}`), &ve)
 	assert.Equal(t, []Violation{{"/name", "/$ref/properties/name/type", "expected string, but got number"}}, ve.Violations)
 
-	start := time.Now()
-	assert.NoError(t, v.ValidateToolArguments(tool, nestedKids(22)), "as deep as the budget allows")
-	assert.Less(t, time.Since(start), callCeiling)
-	err := v.ValidateToolArguments(tool, nestedKids(24))
+	checkCompileWork(t, c, []byte(recursiveTree), v.budget, true)
+	evals, err := validateCounted(t, v, tool, nestedKids(22))
+	assert.NoError(t, err, "as deep as the budget allows")
+	checkEvaluations(t, v, evals, nestedKids(22))
+	err = v.ValidateToolArguments(tool, nestedKids(24))
 	var se *harmony.SchemaError
 	require.ErrorAs(t, err, &se)
 	assert.ErrorIs(t, err, ErrSchemaTooComplex)
@@ -310,11 +420,12 @@ func TestScopeLimit(t *testing.T) {
 	assert.Equal(t, 41, c.maxDepth)
 	assert.Equal(t, "/$defs/node/anyOf/0/properties/c0", c.depthAt)
 
+	checkCompileWork(t, c, []byte(schema), v.budget, true)
 	tool := harmony.NewToolDescription("tree", "", json.RawMessage(schema))
-	start := time.Now()
-	assert.NoError(t, v.ValidateToolArguments(tool, nestedUnion(40)), "as deep as the scope allows")
-	assert.Less(t, time.Since(start), callCeiling)
-	err := v.ValidateToolArguments(tool, nestedUnion(41))
+	evals, err := validateCounted(t, v, tool, nestedUnion(40))
+	assert.NoError(t, err, "as deep as the scope allows")
+	checkEvaluations(t, v, evals, nestedUnion(40))
+	err = v.ValidateToolArguments(tool, nestedUnion(41))
 	assert.ErrorIs(t, err, ErrSchemaTooComplex)
 	assert.EqualError(t, err, "harmony: schema of tree is invalid at /$defs/node/anyOf/0/properties/c0: schema too complex to validate: "+
 		"validating a value nested more than 41 levels deep could nest more than 128 subschema evaluations one inside the other; this one is nested deeper")

@@ -36,6 +36,11 @@ type compiledSchema struct {
 	depthWhy string
 	// size is the memory the outcome holds, as declared to the cache.
 	size int64
+	// analyzed and analysisSteps are the work of the analysis, for the
+	// tests: the subschemas it covered and the steps it spent. Both are 0
+	// when the schema was refused before the analysis.
+	analyzed      int
+	analysisSteps int64
 }
 
 func (c *compiledSchema) schemaError(owner string) *harmony.SchemaError {
@@ -178,10 +183,11 @@ func compileWhole(raw []byte, doc *ojson.Value, budget int64) *compiledSchema {
 // finish analyzes a compiled schema and sizes it for the cache.
 func finish(s *js.Schema, extra []*js.Schema, budget int64, dm docMap) *compiledSchema {
 	g := analyzeGraph(s, extra, budget, dm)
+	analyzed, steps := len(g.nodes), g.workLimit-g.work
 	if g.refuse != nil {
-		return &compiledSchema{pointer: g.refuse.pointer, err: g.refuse.err}
+		return &compiledSchema{pointer: g.refuse.pointer, err: g.refuse.err, analyzed: analyzed, analysisSteps: steps}
 	}
-	c := &compiledSchema{schema: s, docs: dm, maxDepth: -1}
+	c := &compiledSchema{schema: s, docs: dm, maxDepth: -1, analyzed: analyzed, analysisSteps: steps}
 	if g.overDepth >= 0 {
 		c.maxDepth, c.depthAt, c.depthWhy = g.overDepth-1, g.overAt, g.overWhy
 	}
