@@ -396,6 +396,7 @@ type deadlineWriter struct {
 	header    http.Header
 	deadline  time.Time
 	deadlines []time.Time // the deadline in force at each write
+	sets      int         // calls of SetWriteDeadline
 	flushes   int
 }
 
@@ -408,30 +409,35 @@ func (w *deadlineWriter) Write(p []byte) (int, error) {
 func (w *deadlineWriter) FlushError() error { w.flushes++; return nil }
 func (w *deadlineWriter) SetWriteDeadline(t time.Time) error {
 	w.deadline = t
+	w.sets++
 	return nil
 }
 
+// TestSSEWriterDeadline: each write sets a deadline of its own, WriteTimeout
+// after the moment it sets it. That moment lies between the readings of the
+// clock taken around the call, so the deadline lies between them plus
+// WriteTimeout: an ordering of instants on the monotonic clock, which holds
+// however slow the machine.
 func TestSSEWriterDeadline(t *testing.T) {
 	const timeout = 5 * time.Second
 	w := &deadlineWriter{header: http.Header{}}
 	sse := openaicompat.NewSSEWriter(w)
 	sse.WriteTimeout = timeout
-	var wrote []time.Time
 	for i := range 3 {
+		sets, writes := w.sets, len(w.deadlines)
 		before := time.Now()
 		if err := sse.WriteChunks(openaicompat.ChatCompletionChunk{ID: strconv.Itoa(i)}); err != nil {
 			t.Fatal(err)
 		}
 		after := time.Now()
-		d := w.deadlines[len(w.deadlines)-1]
-		if d.Before(before.Add(timeout)) || d.After(after.Add(timeout)) {
-			t.Errorf("write %d: deadline %v after the write began, want %v", i, d.Sub(before), timeout)
+		if w.sets == sets || len(w.deadlines) == writes {
+			t.Fatalf("write %d: %d deadlines set, %d writes", i, w.sets-sets, len(w.deadlines)-writes)
 		}
-		wrote = append(wrote, d)
-		time.Sleep(time.Millisecond) // so that each deadline is later
-	}
-	if !wrote[0].Before(wrote[1]) || !wrote[1].Before(wrote[2]) {
-		t.Errorf("deadlines not renewed per write: %v", wrote)
+		for _, d := range w.deadlines[writes:] {
+			if d.Before(before.Add(timeout)) || d.After(after.Add(timeout)) {
+				t.Errorf("write %d: a deadline not WriteTimeout after a moment of the call", i)
+			}
+		}
 	}
 	if w.flushes != 4 { // Start, and each write
 		t.Errorf("%d flushes, want 4", w.flushes)
@@ -442,8 +448,8 @@ func TestSSEWriterDeadline(t *testing.T) {
 	if err := openaicompat.NewSSEWriter(w).WriteDone(); err != nil {
 		t.Fatal(err)
 	}
-	if len(w.deadlines) != 1 || !w.deadlines[0].IsZero() {
-		t.Errorf("deadlines %v, want none set", w.deadlines)
+	if len(w.deadlines) != 1 || !w.deadlines[0].IsZero() || w.sets != 0 {
+		t.Errorf("deadlines %v (%d set), want none set", w.deadlines, w.sets)
 	}
 }
 
@@ -462,15 +468,16 @@ func (l smallBufferListener) Accept() (net.Conn, error) {
 }
 
 // TestSSEWriterSlowClient: over a real connection, a client that stops
-// reading fails the handler's write once WriteTimeout has passed, with an
-// error wrapping os.ErrDeadlineExceeded.
+// reading fails the handler's write, once the connection's buffers are full
+// and the write's deadline has passed, with an error wrapping
+// os.ErrDeadlineExceeded, and the handler stops writing. (How far the
+// deadline lies is TestSSEWriterDeadline's to check; only a deadline makes
+// a write fail with that error.)
 func TestSSEWriterSlowClient(t *testing.T) {
 	const timeout = 200 * time.Millisecond
 	type result struct {
 		err      error
 		n        int
-		blocked  time.Duration // from the start of the failed write
-		longest  time.Duration // the longest write that succeeded
 		finished bool
 	}
 	done := make(chan result, 1)
@@ -482,13 +489,9 @@ func TestSSEWriterSlowClient(t *testing.T) {
 			Choices: []openaicompat.ChunkChoice{{Delta: openaicompat.ChatDelta{Content: content}}}}
 		var res result
 		for ; res.n < 100000; res.n++ { // 100 MB: more than any buffer
-			start := time.Now()
-			res.err = sse.WriteChunks(chunk)
-			if res.err != nil {
-				res.blocked = time.Since(start)
+			if res.err = sse.WriteChunks(chunk); res.err != nil {
 				break
 			}
-			res.longest = max(res.longest, time.Since(start))
 		}
 		res.finished = res.err == nil
 		done <- res
@@ -515,19 +518,14 @@ func TestSSEWriterSlowClient(t *testing.T) {
 		t.Fatalf("Content-Type %q", resp.Header.Get("Content-Type"))
 	}
 
-	bound := 10*timeout + 10*time.Second // generous, for a loaded machine
 	select {
 	case res := <-done:
 		if res.finished || !errors.Is(res.err, os.ErrDeadlineExceeded) {
 			t.Fatalf("after %d chunks: %v, want an error wrapping os.ErrDeadlineExceeded", res.n, res.err)
 		}
-		if res.blocked < timeout*9/10 {
-			t.Errorf("the failed write took %v, less than WriteTimeout %v", res.blocked, timeout)
-		}
-		t.Logf("dropped after %d chunks (%d kB); the failed write took %v, the longest before it %v",
-			res.n, res.n*len(content)/1000, res.blocked, res.longest)
-	case <-time.After(bound):
-		t.Fatalf("the handler still writes after %v", bound)
+		t.Logf("dropped after %d chunks (%d kB)", res.n, res.n*len(content)/1000)
+	case <-time.After(time.Minute): // only ends a hung test
+		t.Fatal("the handler still writes after a minute")
 	}
 }
 
