@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,48 +14,42 @@ import (
 	"github.com/go-harmony/harmony"
 )
 
-// The hostile-connection test runs the server with short limits and checks
-// that each kind of hostile client is dropped within a bound derived from
-// the limit that should drop it, while every other limit is long enough
-// that it cannot be what closed the connection. Connections are counted on
-// the server's side, through http.Server.ConnState.
+// The hostile-connection test runs the server with one limit at a time, every
+// other limit off, and checks that each kind of hostile client is dropped:
+// the server closes every hostile connection, which its client holds open
+// until the test ends, so that the limit under test is the only thing that
+// can have closed it; and the server still answers a plain request while
+// the hostile clients hold their connections, and after. Nothing is timed:
+// connections are watched on the server's side, through
+// http.Server.ConnState, and a wait ends only when the server has closed
+// them all (or, for a hung test, after a minute).
 
-// long is the limit of everything a case does not test: longer than any
-// bound, so that it cannot close a connection first.
-const long = time.Minute
+// limit is the limit under test, in each case. Plain requests are held to
+// it too, so it is long enough that a plain request never meets it unless
+// the server stalls for that long.
+const limit = time.Second
 
-// rstAvoidanceDelay is how long net/http waits, after answering a request
-// whose body it did not read to the end, before closing the connection
-// (net/http's rstAvoidanceDelay).
-const rstAvoidanceDelay = 500 * time.Millisecond
+// hung ends a wait that something has hung: it bounds no outcome.
+const hung = time.Minute
 
-// slack is the margin of every upper bound: generous, for a loaded machine
-// under -race. The test waits for it only when a connection stays open.
-func slack(limit time.Duration) time.Duration { return 10*time.Second + 10*limit }
-
-// connCounter counts the server's connections by their ConnState.
-type connCounter struct {
-	mu        sync.Mutex
-	accepted  int
-	open      map[net.Conn]time.Time // accepted, not closed: since when
-	lifetimes []time.Duration        // of the closed ones
-	changed   chan struct{}          // a signal after each change
+// connWatch records the connections the server has closed, by the address
+// of their client.
+type connWatch struct {
+	mu      sync.Mutex
+	closed  map[string]bool
+	changed chan struct{} // a signal after each change
 }
 
-func newConnCounter() *connCounter {
-	return &connCounter{open: map[net.Conn]time.Time{}, changed: make(chan struct{}, 1)}
+func newConnWatch() *connWatch {
+	return &connWatch{closed: map[string]bool{}, changed: make(chan struct{}, 1)}
 }
 
-func (c *connCounter) hook(conn net.Conn, state http.ConnState) {
-	c.mu.Lock()
-	switch state {
-	case http.StateNew:
-		c.accepted++
-		c.open[conn] = time.Now()
-	case http.StateClosed, http.StateHijacked:
-		c.lifetimes = append(c.lifetimes, time.Since(c.open[conn]))
-		delete(c.open, conn)
+func (c *connWatch) hook(conn net.Conn, state http.ConnState) {
+	if state != http.StateClosed && state != http.StateHijacked {
+		return
 	}
+	c.mu.Lock()
+	c.closed[conn.RemoteAddr().String()] = true
 	c.mu.Unlock()
 	select {
 	case c.changed <- struct{}{}:
@@ -64,10 +57,10 @@ func (c *connCounter) hook(conn net.Conn, state http.ConnState) {
 	}
 }
 
-// waitFor waits until cond, called with c.mu held, holds, or until
-// deadline; false means the deadline passed.
-func (c *connCounter) waitFor(deadline time.Time, cond func() bool) bool {
-	timer := time.NewTimer(time.Until(deadline))
+// waitFor waits until cond, called with c.mu held, holds; false means it
+// did not within the time that ends a hung test.
+func (c *connWatch) waitFor(cond func() bool) bool {
+	timer := time.NewTimer(hung)
 	defer timer.Stop()
 	for {
 		c.mu.Lock()
@@ -102,12 +95,12 @@ func (l smallBuffers) Accept() (net.Conn, error) {
 }
 
 // hostileServer serves m with the limits l on a loopback port and returns
-// its address and connection counter. It is closed when the test ends.
-func hostileServer(t *testing.T, m model, l limits) (string, *connCounter) {
+// its address and connection watch. It is closed when the test ends.
+func hostileServer(t *testing.T, m model, l limits) (string, *connWatch) {
 	t.Helper()
 	opts := options{MaxBodyBytes: l.MaxBodyBytes, WriteTimeout: l.WriteTimeout}
 	srv := newHTTPServer(newServer(loadEncoding(t), m, nil, opts), l)
-	cc := newConnCounter()
+	cc := newConnWatch()
 	srv.ConnState = cc.hook
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -146,27 +139,24 @@ func request(path, body string) string {
 		path, len(body), body)
 }
 
-// checkDropped waits until the server has accepted n connections and
-// closed them all, by start+bound, and checks that each lived at least
-// limit. It returns the longest lifetime.
-func checkDropped(t *testing.T, cc *connCounter, n int, start time.Time, limit, bound time.Duration) time.Duration {
+// checkDropped waits until the server has closed every one of conns, which
+// their clients hold open.
+func checkDropped(t *testing.T, cc *connWatch, conns []*net.TCPConn) {
 	t.Helper()
-	deadline := start.Add(bound)
-	if !cc.waitFor(deadline, func() bool { return cc.accepted == n && len(cc.open) == 0 }) {
+	open := func() int {
+		n := 0
+		for _, c := range conns {
+			if !cc.closed[c.LocalAddr().String()] {
+				n++
+			}
+		}
+		return n
+	}
+	if !cc.waitFor(func() bool { return open() == 0 }) {
 		cc.mu.Lock()
 		defer cc.mu.Unlock()
-		t.Fatalf("after %v: %d of %d connections accepted, %d still open (limit %v)",
-			bound, cc.accepted, n, len(cc.open), limit)
+		t.Fatalf("after %v, the server still holds %d of the %d connections open", hung, open(), len(conns))
 	}
-	cc.mu.Lock()
-	defer cc.mu.Unlock()
-	shortest, longest := slices.Min(cc.lifetimes), slices.Max(cc.lifetimes)
-	if shortest < limit {
-		t.Errorf("a connection closed after %v, before the limit %v: something else closed it", shortest, limit)
-	}
-	t.Logf("%d connections closed %v after the last was set up; lifetimes %v to %v (limit %v, bound %v)",
-		n, time.Since(start).Round(time.Millisecond), shortest.Round(time.Millisecond), longest.Round(time.Millisecond), limit, bound)
-	return longest
 }
 
 // checkServes checks that the server still answers a request.
@@ -184,21 +174,21 @@ func checkServes(t *testing.T, addr string) {
 }
 
 // TestHostileConnections: slow senders, idle keep-alive connections and
-// clients that stop reading a stream are each dropped within the limit
-// meant for them.
+// clients that stop reading a stream are each dropped by the limit meant
+// for them, the only one set, while the server goes on answering.
 func TestHostileConnections(t *testing.T) {
 	if testing.Short() {
 		t.Skip("opens 750 loopback connections")
 	}
-	const limit = 300 * time.Millisecond // the limit under test, in each case
 	enc := loadEncoding(t)
 
 	t.Run("slow bodies", func(t *testing.T) {
 		// 200 clients send the headers of a request and then its body a
-		// byte at a time, never finishing: -read-timeout ends each.
+		// byte at a time, never finishing: -read-timeout ends each (and
+		// -read-header-timeout and -idle-timeout, at 0, are the read
+		// timeout too).
 		const n = 200
-		l := limits{ReadHeaderTimeout: long, ReadTimeout: limit, WriteTimeout: long, IdleTimeout: long,
-			MaxHeaderBytes: 64 << 10, MaxBodyBytes: 8 << 20}
+		l := limits{ReadTimeout: limit, MaxHeaderBytes: 64 << 10, MaxBodyBytes: 8 << 20}
 		addr, cc := hostileServer(t, standIn{enc}, l)
 		conns := dialAll(t, addr, n)
 		head := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: chatserver\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{", chatPath)
@@ -207,7 +197,6 @@ func TestHostileConnections(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		start := time.Now()
 		stop := make(chan struct{})
 		defer close(stop)
 		for _, c := range conns {
@@ -226,7 +215,8 @@ func TestHostileConnections(t *testing.T) {
 				}
 			}()
 		}
-		checkDropped(t, cc, n, start, limit, limit+rstAvoidanceDelay+slack(limit))
+		checkServes(t, addr)
+		checkDropped(t, cc, conns)
 		checkServes(t, addr)
 	})
 
@@ -234,8 +224,7 @@ func TestHostileConnections(t *testing.T) {
 		// 500 clients make a request, read the answer, and keep the
 		// connection without a next request: -idle-timeout ends each.
 		const n = 500
-		l := limits{ReadHeaderTimeout: long, ReadTimeout: long, WriteTimeout: long, IdleTimeout: limit,
-			MaxHeaderBytes: 64 << 10, MaxBodyBytes: 8 << 20}
+		l := limits{IdleTimeout: limit, MaxHeaderBytes: 64 << 10, MaxBodyBytes: 8 << 20}
 		addr, cc := hostileServer(t, standIn{enc}, l)
 		conns := dialAll(t, addr, n)
 		req := request(chatPath, `{"messages": [{"role": "user", "content": "Hi"}]}`)
@@ -259,8 +248,8 @@ func TestHostileConnections(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		start := time.Now()
-		checkDropped(t, cc, n, start, limit, limit+slack(limit))
+		checkServes(t, addr)
+		checkDropped(t, cc, conns)
 		checkServes(t, addr)
 	})
 
@@ -279,8 +268,7 @@ func TestHostileConnections(t *testing.T) {
 		}
 		ids = append(ids, enc.EncodeWithSpecialTokens("<|return|>")...)
 		m := &replay{lines: [][]harmony.Token{ids}}
-		l := limits{ReadHeaderTimeout: long, ReadTimeout: long, WriteTimeout: limit, IdleTimeout: long,
-			MaxHeaderBytes: 64 << 10, MaxBodyBytes: 8 << 20}
+		l := limits{WriteTimeout: limit, MaxHeaderBytes: 64 << 10, MaxBodyBytes: 8 << 20}
 		addr, cc := hostileServer(t, m, l)
 		conns := dialAll(t, addr, n)
 		req := request(chatPath, `{"messages": [{"role": "user", "content": "Hi"}], "stream": true}`)
@@ -289,13 +277,18 @@ func TestHostileConnections(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		start := time.Now()
-		checkDropped(t, cc, n, start, limit, limit+slack(limit))
+		checkServes(t, addr)
+		checkDropped(t, cc, conns)
+		checkServes(t, addr)
 
 		// A stream read to the end is not cut by the per-write deadline,
-		// though it lasts longer than it.
+		// though it lasts longer than it: the server pauses a quarter of
+		// the limit after each of its tokens, more than four.
 		ids = append(enc.EncodeWithSpecialTokens("<|channel|>final<|message|>"), word[0], word[0], word[0])
 		ids = append(ids, enc.EncodeWithSpecialTokens("<|return|>")...)
+		if len(ids) <= 4 {
+			t.Fatalf("the slow stream has %d tokens: its pauses would not outlast the limit", len(ids))
+		}
 		srvOpts := options{WriteTimeout: limit, TokenDelay: limit / 4}
 		slowModel := &replay{lines: [][]harmony.Token{ids}}
 		h := newServer(enc, slowModel, nil, srvOpts)
@@ -306,7 +299,6 @@ func TestHostileConnections(t *testing.T) {
 		}
 		go srv.Serve(ln)
 		defer srv.Close()
-		began := time.Now()
 		resp, err := http.Post("http://"+ln.Addr().String()+chatPath, "application/json",
 			strings.NewReader(`{"messages": [{"role": "user", "content": "Hi"}], "stream": true}`))
 		if err != nil {
@@ -316,9 +308,6 @@ func TestHostileConnections(t *testing.T) {
 		resp.Body.Close()
 		if err != nil || !strings.HasSuffix(string(body), "data: [DONE]\n\n") {
 			t.Errorf("slow stream: %v, body %q", err, body)
-		}
-		if took := time.Since(began); took < limit {
-			t.Errorf("the slow stream took %v, want over %v", took, limit)
 		}
 	})
 }
