@@ -203,7 +203,7 @@ func TestWorkersInteractive(t *testing.T) {
 			if !strings.HasPrefix(s, "[200006,") {
 				t.Fatalf("line %d: %q", i, s)
 			}
-		case <-time.After(20 * time.Second):
+		case <-time.After(time.Minute): // only ends a hung test
 			t.Fatalf("line %d: no answer while the client waits", i)
 		}
 	}
