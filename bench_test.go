@@ -72,7 +72,7 @@ func renderedPart(enc *Encoding) func(raw []byte) (string, error) {
 // conversations as the library reads them.
 func TestBenchTexts(t *testing.T) {
 	inputs := [][]byte{benchdata.Small()}
-	if !testing.Short() {
+	if !sampled() {
 		inputs = append(inputs, largeConversationJSON())
 	}
 	for _, data := range inputs {

@@ -420,11 +420,13 @@ func naiveFit(t *testing.T, enc *Encoding, c Conversation, b Budget, opts *Rende
 	return nil, nil, 0, false
 }
 
+// TestBudgetProperties checks checkBudgetCase's properties on 3,000
+// random conversations and budgets, the first 300 of them when sampled.
 func TestBudgetProperties(t *testing.T) {
 	enc := mustEncoding(t)
 	r := rand.New(rand.NewPCG(1, 2))
 	n := 3000
-	if testing.Short() {
+	if sampled() {
 		n = 300
 	}
 	for range n {
@@ -597,7 +599,7 @@ func TestBudgetHistoryCache(t *testing.T) {
 	if !slices.Equal(cold, warm) || e.history.Len() == 0 {
 		t.Fatalf("warm render differs, or nothing cached (%d entries)", e.history.Len())
 	}
-	if testing.Short() {
+	if sampled() {
 		return
 	}
 	filler := strings.Repeat("Tell me about the weather in spring. ", 100)

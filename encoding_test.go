@@ -184,7 +184,7 @@ func TestEncodeInvalidUTF8AsReplacement(t *testing.T) {
 // tool schemas, as a caller that never repeats itself would, and checks that
 // the encoding's caches stay within their budgets, counted and on the heap.
 func TestEncodingCachesBounded(t *testing.T) {
-	if testing.Short() {
+	if sampled() {
 		t.Skip("renders 48 MiB of prompts")
 	}
 	shared := mustEncoding(t)

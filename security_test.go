@@ -75,7 +75,7 @@ func TestNoSpecialTokenFromText(t *testing.T) {
 		t.Fatalf("baseline has %d <|constrain|> tokens, want 1", n)
 	}
 	names := append([]string(nil), specialTable...)
-	if testing.Short() {
+	if sampled() {
 		names = names[:40]
 	}
 	for _, name := range append(names, "<|refusal|>", "<|untrusted|>", "<|end_untrusted|>", "<|meta_end|>") {

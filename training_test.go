@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/testsupport/benchdata"
+	"github.com/go-harmony/harmony/internal/testsupport/sample"
 	"github.com/stretchr/testify/require"
 )
 
@@ -183,12 +184,18 @@ func TestTrainingAppend(t *testing.T) {
 }
 
 // TestTrainingProperty checks RenderTrainingExample against its definition
-// on the conformance conversations and on generated ones (the fuzz seeds).
+// on the conformance conversations and on 2,000 generated ones (the fuzz
+// seeds); when sampled, on every sampleEvery-th conversation and the first
+// 250 generated ones.
 func TestTrainingProperty(t *testing.T) {
 	enc := mustEncoding(t)
 	n := 0
+	generated := uint64(2000)
+	if sampled() {
+		generated = 250
+	}
 	for _, name := range []string{"render.jsonl", "upstream_tests.jsonl"} {
-		for _, c := range loadConformance(t, name) {
+		for _, c := range sample.Every(loadConformance(t, name), every()) {
 			if c.Conversation == nil {
 				continue
 			}
@@ -200,13 +207,13 @@ func TestTrainingProperty(t *testing.T) {
 			n++
 		}
 	}
-	for seed := range uint64(2000) {
+	for seed := range generated {
 		conv := generatedConversation(seed)
 		for _, all := range []bool{false, true} {
 			checkTrainingExample(t, enc, conv, &TrainingOptions{LearnAllTurns: all})
 		}
 	}
-	t.Logf("%d conformance conversations and 2,000 generated ones", n)
+	t.Logf("%d conformance conversations and %d generated ones", n, generated)
 }
 
 // FuzzTrainingExample checks RenderTrainingExample against its definition

@@ -1,0 +1,20 @@
+// Package sample picks the part of a corpus that a test runs when it runs
+// in part. Tests over large corpora and long random walks run whole under a
+// plain go test, and on every k-th case under -short and under the race
+// detector (each package tells the race detector by a build-tagged
+// constant, raceEnabled): a deterministic part, spread over the whole
+// corpus, whose cases are checked as exactly as in the whole run.
+package sample
+
+// Every returns every k-th element of s, from the first, in a new slice; s
+// itself when k is 1 or less.
+func Every[T any](s []T, k int) []T {
+	if k <= 1 {
+		return s
+	}
+	out := make([]T, 0, (len(s)+k-1)/k)
+	for i := 0; i < len(s); i += k {
+		out = append(out, s[i])
+	}
+	return out
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package harmony
+
+const raceEnabled = false
