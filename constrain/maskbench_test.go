@@ -33,10 +33,11 @@ func loadBench(t *testing.T, every int) []maskbench.Entry {
 // accepted, but for the documented narrowings (formats the validator does
 // not assert under draft 2020-12, integers written with a fraction, duplicate
 // keys, leap seconds...), which are logged and bounded. Every 4th schema
-// also checks each token's mask bit against Accept.
+// also checks each token's mask bit against Accept. It reads every 40th
+// schema; every 200th under -short and under the race detector.
 func TestMaskbenchDifferential(t *testing.T) {
 	every := 40
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		every = 200
 	}
 	entries := loadBench(t, every)
