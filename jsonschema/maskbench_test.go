@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/go-harmony/harmony"
@@ -13,20 +14,34 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// maskbenchPath is JSONSchemaBench's 11,305 real schemas, outside this
-// repository; the tests that read it skip when it is missing. They check
-// every 16th schema; HARMONY_MASKBENCH=all checks them all.
+// maskbenchEvery is the part of MaskBench the tests check when they run in
+// part, under -short and under the race detector: every 32nd schema.
+const maskbenchEvery = 32
+
+// maskbenchFile holds MaskBench as the tests read it, once per run: its
+// gzip alone takes seconds to read under the race detector.
+var maskbenchFile struct {
+	sync.Once
+	entries []maskbench.Entry
+	err     error
+}
+
+// loadMaskbench returns JSONSchemaBench's 11,305 real schemas, outside this
+// repository (the tests that read it skip when it is missing): all of them,
+// or every maskbenchEvery-th under -short and under the race detector.
 func loadMaskbench(t testing.TB) []maskbench.Entry {
-	every := 16
-	if os.Getenv("HARMONY_MASKBENCH") == "all" {
-		every = 1
+	maskbenchFile.Do(func() {
+		every := 1
+		if testing.Short() || raceEnabled {
+			every = maskbenchEvery
+		}
+		maskbenchFile.entries, maskbenchFile.err = maskbench.Load(maskbench.Path(1), every)
+	})
+	if errors.Is(maskbenchFile.err, os.ErrNotExist) {
+		t.Skip(maskbenchFile.err)
 	}
-	out, err := maskbench.Load(maskbench.Path(1), every)
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skip(err)
-	}
-	require.NoError(t, err)
-	return out
+	require.NoError(t, maskbenchFile.err)
+	return maskbenchFile.entries
 }
 
 // exponentialInMaskbench are the real schemas the budget refuses: each
