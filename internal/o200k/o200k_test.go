@@ -18,8 +18,13 @@ import (
 	"github.com/go-harmony/harmony/internal/vocab"
 )
 
+// sampled reports whether the comparisons with tiktoken-go and the other
+// long loops run on a deterministic part of their inputs: under -short and
+// under the race detector. A plain go test runs them whole.
+func sampled() bool { return testing.Short() || raceEnabled }
+
 // TestMatchesTiktoken compares every corpus, and a few thousand lines cut
-// from them, with tiktoken-go.
+// from them (in four variants each, unless sampled), with tiktoken-go.
 func TestMatchesTiktoken(t *testing.T) {
 	e := mustLoad(t)
 	for _, c := range corpora(t) {
@@ -37,7 +42,7 @@ func TestMatchesTiktoken(t *testing.T) {
 			t.Errorf("%s: AppendEncode after a prefix appended %d tokens, want %d", c.name, n, len(want))
 		}
 		variants := func(line string) []string {
-			if raceEnabled {
+			if sampled() {
 				return []string{line}
 			}
 			return []string{line, strings.TrimSpace(line), " " + line, line + line}
@@ -156,7 +161,7 @@ func TestReferenceOnlyDiffers(t *testing.T) {
 func TestUnicodeDelta(t *testing.T) {
 	e := mustLoad(t)
 	step := rune(1)
-	if raceEnabled {
+	if sampled() {
 		step = 61
 	}
 	for r := rune(0); r <= unicode.MaxRune; r += step {
@@ -449,7 +454,7 @@ func TestConcurrent(t *testing.T) {
 func TestLongPieces(t *testing.T) {
 	e := mustLoad(t)
 	lengths, pieces, maxLen := []int{smallPiece - 1, smallPiece, smallPiece + 1, 100, 700}, 200, 3000
-	if raceEnabled {
+	if sampled() {
 		lengths, pieces, maxLen = []int{smallPiece - 1, smallPiece + 1, 100}, 40, 1000
 	}
 	for _, unit := range []string{"a", "-", " ", "😀", "1", "\n", "ab", "abc", "Ab", "é", "\u0301", "中", "ka", " a", "\r\n", "_-", "0x"} {
@@ -728,7 +733,7 @@ func TestAppendTokenBytes(t *testing.T) {
 // classes, marks that are letters and [^\r\n\p{L}\p{N}] at once), runs that
 // end at characters of three and four bytes (letters, marks and not),
 // contractions, prefixes of every kind, digits, spaces and newlines, and
-// invalid bytes.
+// invalid bytes: 20,000 random texts, the first 2,000 when sampled.
 func TestWordFastPaths(t *testing.T) {
 	e := mustLoad(t)
 	alphabet := []string{
@@ -737,7 +742,11 @@ func TestWordFastPaths(t *testing.T) {
 		"中", "ᴀ", "\u20dd", "—", "😀", "\U0001d400", "\xff", "\xd0",
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
-	for i := 0; i < 20000; i++ {
+	n := 20000
+	if sampled() {
+		n = 2000
+	}
+	for range n {
 		var b strings.Builder
 		for n := 1 + rng.IntN(10); n > 0; n-- {
 			b.WriteString(alphabet[rng.IntN(len(alphabet))])
