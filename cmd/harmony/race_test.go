@@ -3,5 +3,5 @@
 package main
 
 // raceEnabled is true under the race detector, which makes the tests that
-// render thousands of conversations many times slower.
+// render thousands of conversations many times slower: see sampled.
 const raceEnabled = true

@@ -81,11 +81,12 @@ func datasetLines(t testing.TB, n int, seed uint64) []byte {
 
 // TestWorkersOutput checks that --workers N writes exactly the bytes, and
 // exits with the status, of --workers 1: on 10,000 conversations with
-// --mask, and on fewer in the other render modes.
+// --mask, and on 300 in the other render modes; when sampled, on 1,000 and
+// 100 (the race detector checks the goroutines on fewer).
 func TestWorkersOutput(t *testing.T) {
-	n := 10000
-	if testing.Short() || raceEnabled {
-		n = 1000 // the race detector checks the goroutines on fewer
+	n, m := 10000, 300
+	if sampled() {
+		n, m = 1000, 100
 	}
 	for _, tc := range []struct {
 		lines   int
@@ -93,11 +94,11 @@ func TestWorkersOutput(t *testing.T) {
 		workers []string
 	}{
 		{n, []string{"render", "--mode", "training", "--mask"}, []string{"2"}},
-		{300, []string{"render", "--mode", "training", "--mask"}, []string{"3", "8"}},
-		{300, []string{"render", "--mode", "training", "--mask", "--learn-all"}, []string{"2"}},
-		{300, []string{"render"}, []string{"2"}},
-		{300, []string{"render", "--mode", "conversation", "--text"}, []string{"2"}},
-		{300, []string{"render", "--mode", "training", "--reasoning", "guide"}, []string{"2"}},
+		{m, []string{"render", "--mode", "training", "--mask"}, []string{"3", "8"}},
+		{m, []string{"render", "--mode", "training", "--mask", "--learn-all"}, []string{"2"}},
+		{m, []string{"render"}, []string{"2"}},
+		{m, []string{"render", "--mode", "conversation", "--text"}, []string{"2"}},
+		{m, []string{"render", "--mode", "training", "--reasoning", "guide"}, []string{"2"}},
 	} {
 		input := string(datasetLines(t, tc.lines, 7))
 		code1, want, stderr := runCLI(t, input, append(tc.args, "--workers", "1")...)
