@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/conformance"
+	"github.com/go-harmony/harmony/internal/testsupport/sample"
 )
 
 // TestConformanceStreamsMatchWhole runs every parse and stream case of the
@@ -23,14 +24,20 @@ import (
 //     lenient mode only when the converter recovered nothing harmony drops);
 //   - when the conversion fails (a message from another role, in strict
 //     mode), both fail alike.
+//
+// Under -short and under the race detector, it runs every 4th case.
 func TestConformanceStreamsMatchWhole(t *testing.T) {
 	enc := mustEncoding(t)
 	cases, err := conformance.Load(filepath.Join("..", "testdata", "conformance", "parse.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	every := 1
+	if testing.Short() || raceEnabled {
+		every = 4
+	}
 	ran, failedAlike := 0, 0
-	for _, c := range cases {
+	for _, c := range sample.Every(cases, every) {
 		if c.Op != "parse" && c.Op != "stream" {
 			continue
 		}
@@ -67,7 +74,7 @@ func TestConformanceStreamsMatchWhole(t *testing.T) {
 			}
 		}
 	}
-	if ran < 300 {
+	if ran < 300/every {
 		t.Errorf("only %d cases ran", ran)
 	}
 	t.Logf("%d case runs: %d failed alike as malformed", ran, failedAlike)

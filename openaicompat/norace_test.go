@@ -1,7 +1,5 @@
 //go:build !race
 
-package openaicompat_test
+package openaicompat
 
-// raceEnabled skips the allocation counts under -race, where sync.Pool
-// drops items at random and encoding/json allocates more.
 const raceEnabled = false

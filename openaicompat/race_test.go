@@ -1,7 +1,8 @@
 //go:build race
 
-package openaicompat_test
+package openaicompat
 
-// raceEnabled skips the allocation counts under -race, where sync.Pool
-// drops items at random and encoding/json allocates more.
+// raceEnabled is true under the race detector: the conformance runs take
+// part of the cases (see sampled), and the allocation counts are skipped,
+// sync.Pool dropping items at random and encoding/json allocating more.
 const raceEnabled = true

@@ -545,7 +545,7 @@ func (w discardWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) { return ni
 // TestSSEWriterAllocs: framing, flushing and deadlines allocate nothing
 // beyond what marshalling the value allocates.
 func TestSSEWriterAllocs(t *testing.T) {
-	if testing.CoverMode() != "" || raceEnabled {
+	if testing.CoverMode() != "" || openaicompat.RaceEnabled {
 		t.Skip("allocation counts differ under -cover and -race")
 	}
 	enc := sseEncoding(t)
