@@ -57,9 +57,11 @@ package jsonschema
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/go-harmony/harmony/internal/ojson"
 	js "github.com/santhosh-tekuri/jsonschema/v5"
@@ -289,17 +291,19 @@ func forEachChild(s *js.Schema, fn func(*js.Schema)) {
 	one(s.If)
 	one(s.Then)
 	one(s.Else)
-	for _, c := range s.DependentSchemas {
-		one(c)
+	// Maps in key order, so that the subschemas are numbered, and a
+	// refusal names one of them, the same way every time.
+	for _, k := range slices.Sorted(maps.Keys(s.DependentSchemas)) {
+		one(s.DependentSchemas[k])
 	}
-	for _, c := range s.Dependencies {
-		anyOne(c)
+	for _, k := range slices.Sorted(maps.Keys(s.Dependencies)) {
+		anyOne(s.Dependencies[k])
 	}
-	for _, c := range s.Properties {
-		one(c)
+	for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
+		one(s.Properties[k])
 	}
-	for _, c := range s.PatternProperties {
-		one(c)
+	for _, re := range sortedPatterns(s.PatternProperties) {
+		one(s.PatternProperties[re])
 	}
 	anyOne(s.AdditionalProperties)
 	one(s.UnevaluatedProperties)
@@ -413,8 +417,8 @@ func (g *graph) build() {
 				n.props[k] = id(c)
 			}
 		}
-		for re, c := range s.PatternProperties {
-			n.patterns = append(n.patterns, pattern{re, id(c)})
+		for _, re := range sortedPatterns(s.PatternProperties) {
+			n.patterns = append(n.patterns, pattern{re, id(s.PatternProperties[re])})
 		}
 		slices.SortFunc(n.patterns, func(a, b pattern) int { return int(a.to - b.to) })
 		if c, ok := s.AdditionalProperties.(*js.Schema); ok {
@@ -985,4 +989,13 @@ func mulSat(a, b, budget int64) int64 {
 		return p
 	}
 	return budget + 1
+}
+
+// sortedPatterns returns the keys of a patternProperties map by their
+// source text (two keys with one text, which share() makes one, keep their
+// order from the map).
+func sortedPatterns(m map[*regexp.Regexp]*js.Schema) []*regexp.Regexp {
+	keys := slices.Collect(maps.Keys(m))
+	slices.SortStableFunc(keys, func(a, b *regexp.Regexp) int { return strings.Compare(a.String(), b.String()) })
+	return keys
 }
