@@ -207,7 +207,7 @@ func benchParse(b *testing.B, toks []Token) {
 		}
 	})
 	// Our own decode of the same ids to bytes: the floor that parsing is
-	// measured against (target: batch parse within 1.5× of it). DecodeBytes
+	// measured against (target: batch parse within 1.5× of it). AppendBytes(nil, …)
 	// allocates its result, as parsing must; decode-reuse appends into one
 	// buffer kept across iterations, the bare copying.
 	b.Run("Impl=harmony-decode", func(b *testing.B) {

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRecover pins each recovery rule of ParseOptions.Recover to exact
+// TestRecover pins each recovery rule of ParseRecover to exact
 // messages, for the shapes of malformed output gpt-oss is known to write.
 func TestRecover(t *testing.T) {
 	enc := mustEncoding(t)

@@ -129,7 +129,7 @@ func TestRenderAppendAndVariants(t *testing.T) {
 	}
 	kept, _ := enc.RenderConversation(conv, &RenderOptions{Reasoning: ReasoningKeepAll})
 	if !strings.Contains(renderText(t, enc, kept), "Easy.") {
-		t.Error("KeepAnalysis dropped analysis")
+		t.Error("ReasoningKeepAll dropped analysis")
 	}
 	training, _ := enc.RenderConversationForTraining(conv, nil)
 	if want := append(append([]Token(nil), plain[:len(plain)-1]...), TokenReturn); !reflect.DeepEqual(training, want) {

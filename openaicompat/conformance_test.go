@@ -16,10 +16,11 @@ import (
 // case's mode and (for strict cases) in lenient mode too, and checks for
 // each API that streaming and not streaming agree:
 //
-//   - the chat chunks concatenate to the message that
-//     NewChatCompletionResponse builds from harmony's parse (content,
-//     reasoning, each tool call's id, name and arguments, finish reason);
-//   - the Responses events replay to the response that NewResponse builds;
+//   - the chat chunks concatenate to the message that the messages path
+//     (newChatCompletionResponse, the oracle of messages_test.go) builds
+//     from harmony's parse (content, reasoning, each tool call's id, name
+//     and arguments, finish reason);
+//   - the Responses events replay to the response that newResponse builds;
 //   - ChatCompletionFromTokens and ResponseFromTokens equal them too (in
 //     lenient mode only when the converter recovered nothing harmony drops);
 //   - when the conversion fails (a message from another role, in strict

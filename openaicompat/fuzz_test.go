@@ -150,7 +150,7 @@ func checkConverted(t *testing.T, enc *harmony.Encoding, conv harmony.Conversati
 	}
 	b, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, &harmony.RenderOptions{Reasoning: harmony.ReasoningKeepAll})
 	if err != nil || !equalTokens(a, b) {
-		t.Fatalf("KeepAnalysis changes the rendering (%v)", err)
+		t.Fatalf("ReasoningKeepAll changes the rendering (%v)", err)
 	}
 }
 

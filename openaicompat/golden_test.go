@@ -121,7 +121,7 @@ func TestRequestGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 				if !equalTokens(toks, kept) {
-					t.Error("rendering with KeepAnalysis differs: the conversation was not pruned")
+					t.Error("rendering with ReasoningKeepAll differs: the conversation was not pruned")
 				}
 				if got, err = enc.Decode(toks); err != nil {
 					t.Fatal(err)
