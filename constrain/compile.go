@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"sort"
@@ -588,8 +589,10 @@ func (c *compiler) objectSpec(ptr string, m map[string]any) (*objSpec, error) {
 		if !ok {
 			return nil, invalid(ptrJoin(ptr, "properties"), "not an object")
 		}
-		for k, sv := range pm {
-			pn, err := c.schema(ptrJoin(ptr, "properties", k), sv)
+		// In name order: which subschema is compiled first decides where a
+		// recursive reference is met, and so whether a schema compiles.
+		for _, k := range slices.Sorted(maps.Keys(pm)) {
+			pn, err := c.schema(ptrJoin(ptr, "properties", k), pm[k])
 			if err != nil {
 				return nil, err
 			}

@@ -282,3 +282,20 @@ func byteTokens(t *testing.T, enc *harmony.Encoding, text string) []harmony.Toke
 	}
 	return out
 }
+
+// TestCompileDeterministic: the outcome of a compile does not depend on map
+// order. B refers to A and A to B through an anyOf: compiled from A first,
+// B is complete when the anyOf meets it; from B first, the anyOf meets B
+// still being compiled, a recursive reference it cannot intersect. The
+// properties are compiled in name order, so "a" (A) comes first.
+func TestCompileDeterministic(t *testing.T) {
+	const schema = `{"$defs":{
+		"A":{"type":"object","properties":{"x":{"anyOf":[{"$ref":"#/$defs/B"},{"type":"null"}]}}},
+		"B":{"type":"object","properties":{"y":{"$ref":"#/$defs/A"}}}},
+	 "type":"object","properties":{"a":{"$ref":"#/$defs/A"},"b":{"$ref":"#/$defs/B"}}}`
+	for i := range 20 {
+		if _, err := CompileJSONSchema(testEncoding(t), []byte(schema), nil); err != nil {
+			t.Fatalf("compile %d: %v", i, err)
+		}
+	}
+}
