@@ -244,20 +244,11 @@ func (c *compiler) disjoint(a, b *node, depth int) bool {
 	if a.null && b.null || a.tru && b.tru || a.fal && b.fal {
 		return false
 	}
-	if a.str != nil && b.str != nil {
-		sa, err1 := strDFA(a)
-		sb, err2 := strDFA(b)
-		if err1 != nil || err2 != nil {
-			return false
-		}
-		if x, err := product(sa, sb, opAnd); err != nil || x != nil {
-			return false
-		}
+	if a.str != nil && b.str != nil && overlap(strLang(a), strLang(b)) {
+		return false
 	}
-	if a.num != nil && b.num != nil {
-		if x, err := product(a.num, b.num, opAnd); err != nil || x != nil {
-			return false
-		}
+	if a.num != nil && b.num != nil && overlap(lang{d: a.num, max: -1}, lang{d: b.num, max: -1}) {
+		return false
 	}
 	for _, oa := range a.objs {
 		for _, ob := range b.objs {
@@ -274,6 +265,105 @@ func (c *compiler) disjoint(a, b *node, depth int) bool {
 		}
 	}
 	return true
+}
+
+// lang is a language of strings: those d accepts, and when count is set,
+// of min to max code points (max < 0: no upper bound).
+type lang struct {
+	d        *dfa
+	count    bool
+	min, max int
+}
+
+// strLang is the language of n's strings.
+func strLang(n *node) lang {
+	if !n.strCount {
+		return lang{d: n.str, max: -1}
+	}
+	return lang{d: n.str, count: true, min: n.strMin, max: n.strMax}
+}
+
+// maxCounted bounds the code points an overlap search counts, as
+// lengthDFA bounds the ones it counts.
+const maxCounted = maxDFAStates / 8
+
+// overlap reports whether some string is in both x and y, or may be: it
+// searches the product of the automata depth first from the start, with the
+// code points written so far when a length is bounded, and stops at the
+// first string both accept. Nothing is built but the set of visited states,
+// so that telling two branches of a oneOf apart costs at most the product's
+// size, and usually much less. Both automata accept only valid UTF-8, so
+// that code points are counted by their lead bytes. A length bound above
+// maxCounted is not searched: the languages may overlap.
+func overlap(x, y lang) bool {
+	if x.d == nil || y.d == nil {
+		return false
+	}
+	lo, hi := 0, -1 // the code points both allow; hi < 0: unbounded
+	counted := x.count || y.count
+	for _, l := range []lang{x, y} {
+		if !l.count {
+			continue
+		}
+		lo = max(lo, l.min)
+		if l.max >= 0 && (hi < 0 || l.max < hi) {
+			hi = l.max
+		}
+	}
+	if hi >= 0 && lo > hi {
+		return false
+	}
+	top := lo // counts from top on are alike
+	if hi >= 0 {
+		top = hi
+	}
+	if top > maxCounted {
+		return true
+	}
+	if !counted {
+		top = 0
+	}
+	// Byte classes of the product, a continuation byte apart from a lead
+	// byte when code points are counted.
+	var reps []byte
+	seen := map[[3]uint8]bool{}
+	for b := 0; b < 256; b++ {
+		k := [3]uint8{x.d.cls[b], y.d.cls[b], 0}
+		if counted && b >= 0x80 && b < 0xC0 {
+			k[2] = 1
+		}
+		if !seen[k] {
+			seen[k] = true
+			reps = append(reps, byte(b))
+		}
+	}
+	type state struct{ a, b, k int32 }
+	visited := map[state]bool{{0, 0, 0}: true}
+	stack := []state{{0, 0, 0}}
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if x.d.accept[s.a] && y.d.accept[s.b] && int(s.k) >= lo {
+			return true
+		}
+		for _, c := range reps {
+			t := state{x.d.step(s.a, c), y.d.step(s.b, c), s.k}
+			if t.a < 0 || t.b < 0 {
+				continue
+			}
+			if counted && (c < 0x80 || c >= 0xC0) {
+				if hi >= 0 && int(t.k) == hi {
+					continue
+				}
+				t.k = min(t.k+1, int32(top))
+			}
+			if !visited[t] {
+				visited[t] = true
+				stack = append(stack, t)
+			}
+		}
+	}
+	return false
 }
 
 func (c *compiler) disjointObj(a, b *objSpec, depth int) bool {
