@@ -322,12 +322,15 @@ func (n *nfa) determinize(entry int32) (*dfa, error) {
 	}
 	d.ncls = c + 1
 
+	// The subsets are kept end to end in one array, sets[i] being
+	// all[off[i]:off[i+1]]; index finds a subset by its bytes. A closure
+	// is computed into buf and copied only when it is a new subset.
 	mark := make([]uint32, len(n.st))
 	gen := uint32(0)
-	var stack []int32
+	var stack, buf []int32
 	closure := func(set []int32, atStart, atEnd bool) []int32 {
 		gen++
-		var out []int32
+		buf = buf[:0]
 		stack = append(stack[:0], set...)
 		for len(stack) > 0 {
 			s := stack[len(stack)-1]
@@ -339,7 +342,7 @@ func (n *nfa) determinize(entry int32) (*dfa, error) {
 			st := &n.st[s]
 			switch st.op {
 			case nByte, nMatch:
-				out = append(out, s)
+				buf = append(buf, s)
 			case nSplit:
 				stack = append(stack, st.out1, st.out)
 			case nEps:
@@ -352,66 +355,78 @@ func (n *nfa) determinize(entry int32) (*dfa, error) {
 				if atEnd {
 					stack = append(stack, st.out)
 				} else {
-					out = append(out, s)
+					buf = append(buf, s)
 				}
 			}
 		}
-		slices.Sort(out)
-		return out
+		slices.Sort(buf)
+		return buf
 	}
-	key := func(set []int32) string {
-		b := make([]byte, 0, 4*len(set))
+	var keyBuf []byte
+	key := func(set []int32) []byte {
+		keyBuf = keyBuf[:0]
 		for _, s := range set {
-			b = append(b, byte(s), byte(s>>8), byte(s>>16), byte(s>>24))
+			keyBuf = append(keyBuf, byte(s), byte(s>>8), byte(s>>16), byte(s>>24))
 		}
-		return string(b)
+		return keyBuf
 	}
 	index := map[string]int32{}
-	var sets [][]int32
-	total := 0 // NFA states held by all DFA states: bounds time and memory
+	var all []int32
+	off := []int{0}
 	addSet := func(set []int32) (int32, error) {
 		k := key(set)
-		if i, ok := index[k]; ok {
+		if i, ok := index[string(k)]; ok {
 			return i, nil
 		}
-		total += len(set)
-		if len(sets) >= maxDFAStates || total > maxSubsetTotal {
+		// all holds the NFA states of every DFA state: it bounds time and
+		// memory.
+		if len(off) > maxDFAStates || len(all)+len(set) > maxSubsetTotal {
 			return 0, fmt.Errorf("%w: automaton needs more than %d states", ErrTooComplex, maxDFAStates)
 		}
-		i := int32(len(sets))
-		index[k] = i
-		sets = append(sets, set)
+		i := int32(len(off) - 1)
+		index[string(k)] = i
+		all = append(all, set...)
+		off = append(off, len(all))
 		return i, nil
 	}
 	if _, err := addSet(closure([]int32{entry}, true, false)); err != nil {
 		return nil, err
 	}
-	var moved []int32
-	for i := 0; i < len(sets); i++ {
-		set := sets[i]
-		fin := closure(set, false, true)
+	// The NFA states a byte class moves a subset to, gathered in one pass
+	// over the subset; the DFA state each moved set leads to is memoized
+	// by its bytes, so that a closure is computed once per moved set.
+	moved := make([][]int32, d.ncls)
+	byMoved := map[string]int32{}
+	for i := 0; i+1 < len(off); i++ {
 		acc := false
-		for _, s := range fin {
+		for _, s := range closure(all[off[i]:off[i+1]], false, true) {
 			if n.st[s].op == nMatch {
 				acc = true
 			}
 		}
 		d.accept = append(d.accept, acc)
-		for c := 0; c < d.ncls; c++ {
-			b := rep[c]
-			moved = moved[:0]
-			for _, s := range set {
-				if st := &n.st[s]; st.op == nByte && st.lo <= b && b <= st.hi {
-					moved = append(moved, st.out)
+		for c := range moved {
+			moved[c] = moved[c][:0]
+		}
+		for _, s := range all[off[i]:off[i+1]] {
+			if st := &n.st[s]; st.op == nByte && st.lo <= st.hi {
+				for c := d.cls[st.lo]; c <= d.cls[st.hi]; c++ {
+					moved[c] = append(moved[c], st.out)
 				}
 			}
-			if len(moved) == 0 {
+		}
+		for c := range moved {
+			if len(moved[c]) == 0 {
 				d.next = append(d.next, -1)
 				continue
 			}
-			j, err := addSet(closure(moved, false, false))
-			if err != nil {
-				return nil, err
+			j, ok := byMoved[string(key(moved[c]))]
+			if !ok {
+				var err error
+				if j, err = addSet(closure(moved[c], false, false)); err != nil {
+					return nil, err
+				}
+				byMoved[string(key(moved[c]))] = j
 			}
 			d.next = append(d.next, j)
 		}
