@@ -500,29 +500,45 @@ func (d *dfa) trim() *dfa {
 	return out.compactClasses()
 }
 
-// compactClasses merges byte classes whose columns are identical.
+// compactClasses merges byte classes whose columns are identical. Columns
+// are grouped by a hash and compared only within a group.
 func (d *dfa) compactClasses() *dfa {
 	ns := d.states()
-	colKey := func(c int) string {
-		b := make([]byte, 0, 4*ns)
+	same := func(a, b int) bool {
 		for s := 0; s < ns; s++ {
-			t := d.next[s*d.ncls+c]
-			b = append(b, byte(t), byte(t>>8), byte(t>>16), byte(t>>24))
+			if d.next[s*d.ncls+a] != d.next[s*d.ncls+b] {
+				return false
+			}
 		}
-		return string(b)
+		return true
 	}
-	idx := map[string]int{}
+	hash := make([]uint64, d.ncls)
+	for i := range hash {
+		hash[i] = 14695981039346656037
+	}
+	for s := 0; s < ns; s++ {
+		row := d.next[s*d.ncls : (s+1)*d.ncls]
+		for c, t := range row {
+			hash[c] = (hash[c] ^ uint64(uint32(t))) * 1099511628211
+		}
+	}
+	byHash := map[uint64][]int{} // kept classes by hash
 	remap := make([]int, d.ncls)
 	var keep []int
 	for c := 0; c < d.ncls; c++ {
-		k := colKey(c)
-		if j, ok := idx[k]; ok {
-			remap[c] = j
-			continue
+		j := -1
+		for _, k := range byHash[hash[c]] {
+			if same(keep[k], c) {
+				j = k
+				break
+			}
 		}
-		idx[k] = len(keep)
-		remap[c] = len(keep)
-		keep = append(keep, c)
+		if j < 0 {
+			j = len(keep)
+			byHash[hash[c]] = append(byHash[hash[c]], j)
+			keep = append(keep, c)
+		}
+		remap[c] = j
 	}
 	if len(keep) == d.ncls {
 		return d

@@ -199,82 +199,107 @@ func (c *compiler) newObj(names []string, props []*node, addl *node, minProps, m
 	return o
 }
 
-// buildKeys builds the key automaton of o.
+// buildKeys builds the key automaton of o: the trie of its sorted names,
+// built from each name's common prefix with the one before, over byte
+// classes of its own (each byte some name holds, and the universal
+// automaton's classes for the others), so that its table has a column per
+// class rather than per byte.
 func buildKeys(o *objSpec) *keyDFA {
 	u := universalDFA
 	addl := o.addl != nil
-	type tnode struct {
-		kids   [256]int32
-		name   int32
-		ustate int32
-		lo, hi int32
+	// The trie: node 0 is the root; an edge goes from parent to child on b.
+	type edge struct {
+		from, to int32
+		b        byte
 	}
-	nodes := []tnode{{name: -1}}
-	for i := range nodes[0].kids {
-		nodes[0].kids[i] = -1
-	}
+	var edges []edge
+	k := &keyDFA{addl: addl, name: []int32{-1}, ustate: []int32{0}, lo: []int32{0}, hi: []int32{int32(len(o.names))}}
+	var used [256]bool
+	path := []int32{0} // the trie nodes of the previous name's prefixes
+	prev := ""
 	for j, nm := range o.names {
-		cur := int32(0)
-		us := int32(0)
-		for i := 0; i < len(nm); i++ {
-			us = u.step(us, nm[i])
-			nx := nodes[cur].kids[nm[i]]
-			if nx < 0 {
-				nx = int32(len(nodes))
-				t := tnode{name: -1, ustate: us, lo: int32(j)}
-				for k := range t.kids {
-					t.kids[k] = -1
-				}
-				nodes = append(nodes, t)
-				nodes[cur].kids[nm[i]] = nx
-			}
-			cur = nx
-			nodes[cur].hi = int32(j + 1)
+		common := 0
+		for common < len(nm) && common < len(prev) && nm[common] == prev[common] {
+			common++
 		}
-		nodes[cur].name = int32(j)
+		path = path[:common+1]
+		for i := 0; i < len(nm); i++ {
+			if i >= common {
+				parent := path[i]
+				t := int32(len(k.name))
+				k.name = append(k.name, -1)
+				k.ustate = append(k.ustate, u.step(k.ustate[parent], nm[i]))
+				k.lo = append(k.lo, int32(j))
+				k.hi = append(k.hi, 0)
+				edges = append(edges, edge{parent, t, nm[i]})
+				used[nm[i]] = true
+				path = append(path, t)
+			}
+			k.hi[path[i+1]] = int32(j + 1)
+		}
+		k.name[path[len(nm)]] = int32(j)
+		prev = nm
 	}
-	nodes[0].lo, nodes[0].hi = 0, int32(len(o.names))
-	nt := len(nodes)
-	nu := u.states()
-	k := &keyDFA{ntrie: int32(nt), addl: addl}
-	full := &dfa{ncls: 256}
+	nt := len(k.name)
+	k.ntrie = int32(nt)
+	// Byte classes: a byte of a name alone, the others by the universal
+	// automaton's class (all alike without additional properties).
+	full := &dfa{}
+	var clsOf [256 + 256]int16
+	for i := range clsOf {
+		clsOf[i] = -1
+	}
+	var reps []byte
 	for b := 0; b < 256; b++ {
-		full.cls[b] = uint8(b)
+		key := 256 + int(u.cls[b])
+		switch {
+		case used[b]:
+			key = b
+		case !addl:
+			key = 256
+		}
+		if clsOf[key] < 0 {
+			clsOf[key] = int16(len(reps))
+			reps = append(reps, byte(b))
+		}
+		full.cls[b] = uint8(clsOf[key])
 	}
+	full.ncls = len(reps)
+	nu := u.states()
 	total := nt
 	if addl {
 		total += nu
 	}
-	full.next = make([]int32, 0, total*256)
-	for _, t := range nodes {
-		for b := 0; b < 256; b++ {
-			nx := t.kids[b]
-			if nx < 0 && addl {
-				if us := u.step(t.ustate, byte(b)); us >= 0 {
-					nx = int32(nt) + us
+	full.next = make([]int32, total*full.ncls)
+	full.accept = make([]bool, total)
+	for t := 0; t < nt; t++ {
+		row := full.next[t*full.ncls : (t+1)*full.ncls]
+		for c, b := range reps {
+			row[c] = -1
+			if addl {
+				if us := u.step(k.ustate[t], b); us >= 0 {
+					row[c] = int32(nt) + us
 				}
 			}
-			full.next = append(full.next, nx)
 		}
-		k.name = append(k.name, t.name)
-		k.ustate = append(k.ustate, t.ustate)
-		k.lo = append(k.lo, t.lo)
-		k.hi = append(k.hi, t.hi)
-		oth := addl && t.name < 0 && u.accept[t.ustate]
+		oth := addl && k.name[t] < 0 && u.accept[k.ustate[t]]
 		k.other = append(k.other, oth)
-		full.accept = append(full.accept, t.name >= 0 || oth)
+		full.accept[t] = k.name[t] >= 0 || oth
+	}
+	for _, e := range edges {
+		full.next[int(e.from)*full.ncls+int(full.cls[e.b])] = e.to
 	}
 	if addl {
 		for s := 0; s < nu; s++ {
-			for b := 0; b < 256; b++ {
-				nx := u.step(int32(s), byte(b))
-				if nx >= 0 {
-					nx += int32(nt)
+			row := full.next[(nt+s)*full.ncls : (nt+s+1)*full.ncls]
+			for c, b := range reps {
+				row[c] = u.step(int32(s), b)
+				if row[c] >= 0 {
+					row[c] += int32(nt)
 				}
-				full.next = append(full.next, nx)
 			}
 			k.other = append(k.other, u.accept[s])
-			full.accept = append(full.accept, u.accept[s])
+			full.accept[nt+s] = u.accept[s]
 		}
 	}
 	k.d = full.compactClasses()
