@@ -14,8 +14,6 @@ import (
 	"fmt"
 	"regexp/syntax"
 	"slices"
-	"strconv"
-	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -247,34 +245,95 @@ func anchoredDFA(pattern string) (*dfa, error) {
 	return regexpDFA(re, false)
 }
 
-// literalsDFA accepts exactly the given strings (valid UTF-8).
+// literalsDFA accepts exactly the given strings (valid UTF-8, sorted and
+// without duplicates). It is their trie, built from each string's common
+// prefix with the one before, with every leaf one accepting state: the
+// automaton the subset construction makes of their alternation, without
+// the regular expression. It fails as soon as that passes maxDFAStates.
 func literalsDFA(strs []string) (*dfa, error) {
 	if len(strs) == 0 {
 		return nil, nil
 	}
-	var b strings.Builder
-	for i, s := range strs {
-		if i > 0 {
-			b.WriteByte('|')
-		}
-		b.WriteString(regexpQuote(s))
+	// Trie nodes 1.. as made; node 0 is the root, leaf the shared state
+	// of the leaves (-1 until one is made), named by an edge's target.
+	type edge struct {
+		from, to int32
+		b        byte
 	}
-	return anchoredDFA(b.String())
-}
-
-// regexpQuote quotes s for regexp/syntax, escaping every rune outside
-// printable ASCII so that any string round-trips.
-func regexpQuote(s string) string {
-	var b strings.Builder
-	for _, r := range s {
+	var edges []edge
+	var accept []bool
+	var used [256]bool
+	nodes, leaves := 1, 0
+	accept = append(accept, false)
+	path := []int32{0}
+	prev := ""
+	isLeaf := []bool{false}
+	for _, str := range strs {
+		common := 0
+		for common < len(str) && common < len(prev) && str[common] == prev[common] {
+			common++
+		}
+		path = path[:common+1]
+		if common == len(prev) && isLeaf[path[common]] && common < len(str) {
+			isLeaf[path[common]] = false // the previous string is a prefix
+			leaves--
+		}
+		for i := common; i < len(str); i++ {
+			t := int32(nodes)
+			nodes++
+			accept = append(accept, false)
+			isLeaf = append(isLeaf, false)
+			edges = append(edges, edge{path[i], t, str[i]})
+			used[str[i]] = true
+			path = append(path, t)
+		}
+		end := path[len(str)]
+		accept[end] = true
+		if len(str) > common || end == 0 {
+			isLeaf[end] = true
+			leaves++
+		}
+		if nodes-max(leaves-1, 0) > maxDFAStates {
+			return nil, fmt.Errorf("%w: automaton needs more than %d states", ErrTooComplex, maxDFAStates)
+		}
+		prev = str
+	}
+	// Number the states: the leaves share the number of the first.
+	num := make([]int32, nodes)
+	ns := int32(0)
+	leaf := int32(-1)
+	for t := range num {
 		switch {
-		case r < 0x80 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == ' ' || r == '_'):
-			b.WriteRune(r)
+		case !isLeaf[t] || leaf < 0:
+			num[t] = ns
+			if isLeaf[t] {
+				leaf = ns
+			}
+			ns++
 		default:
-			b.WriteString(`\x{` + strconv.FormatInt(int64(r), 16) + `}`)
+			num[t] = leaf
 		}
 	}
-	return b.String()
+	d := &dfa{}
+	for b := 0; b < 256; b++ {
+		if used[b] {
+			d.ncls++
+			d.cls[b] = uint8(d.ncls)
+		}
+	}
+	d.ncls++ // class 0: the bytes no string holds
+	d.next = make([]int32, int(ns)*d.ncls)
+	for i := range d.next {
+		d.next[i] = -1
+	}
+	d.accept = make([]bool, ns)
+	for t, a := range accept {
+		d.accept[num[t]] = d.accept[num[t]] || a
+	}
+	for _, e := range edges {
+		d.next[int(num[e.from])*d.ncls+int(d.cls[e.b])] = num[e.to]
+	}
+	return d.trim(), nil
 }
 
 // regexpDFA builds the DFA of re; unanchored adds the implicit .* on both

@@ -1,6 +1,11 @@
 package constrain
 
-import "testing"
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
 
 // TestOverlapMatchesProduct: the search overlap does agrees with building
 // the product of the two string automata, length counters included.
@@ -39,6 +44,65 @@ func TestOverlapMatchesProduct(t *testing.T) {
 			}
 			if got, want := overlap(strLang(a), strLang(b)), p != nil; got != want {
 				t.Errorf("%s and %s: overlap %v, product %v", names[i], names[j], got, want)
+			}
+		}
+	}
+}
+
+// TestLiteralsDFA: the trie of an enum's strings is the automaton the
+// subset construction makes of their alternation, state for state.
+func TestLiteralsDFA(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{"a", "b", "ab", "é", "\u2028", "😀", "\x00", "\""}
+	for round := range 300 {
+		var strs []string
+		for range rng.IntN(12) {
+			var b strings.Builder
+			for range rng.IntN(5) {
+				b.WriteString(alphabet[rng.IntN(len(alphabet))])
+			}
+			strs = append(strs, b.String())
+		}
+		strs = dedup(strs)
+		got, err := literalsDFA(strs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var re strings.Builder
+		for i, s := range strs {
+			if i > 0 {
+				re.WriteByte('|')
+			}
+			for _, r := range s {
+				fmt.Fprintf(&re, `\x{%x}`, r)
+			}
+		}
+		want, err := anchoredDFA(re.String())
+		if len(strs) == 0 {
+			want, err = nil, nil
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (got == nil) != (want == nil) || got != nil && got.states() != want.states() {
+			t.Fatalf("round %d %q: %d states, the regexp's %d", round, strs, got.states(), want.states())
+		}
+		if got == nil {
+			continue
+		}
+		for _, op := range []productOp{opAndNot, opAndNot} {
+			if x, _ := product(got, want, op); x != nil {
+				t.Fatalf("%q: the trie accepts more", strs)
+			}
+			got, want = want, got
+		}
+		for _, s := range strs {
+			q := int32(0)
+			for i := 0; i < len(s) && q >= 0; i++ {
+				q = got.step(q, s[i])
+			}
+			if q < 0 || !got.accept[q] {
+				t.Fatalf("%q: %q refused", strs, s)
 			}
 		}
 	}
