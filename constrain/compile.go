@@ -260,7 +260,7 @@ func (c *compiler) compileNoRef(ptr string, m map[string]any) (*node, error) {
 				}
 			}
 		}
-		u, err := c.union(ptr, alts)
+		u, err := c.union(ptr, kw, alts)
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,11 @@ package constrain
 // union (anyOf, provably disjoint oneOf) of nodes, and the emptiness
 // analysis that runs once every node is built.
 
+import (
+	"fmt"
+	"strconv"
+)
+
 // strDFA returns the string automaton of n with its counted length bounds
 // folded in.
 func strDFA(n *node) (*dfa, error) {
@@ -185,7 +190,11 @@ func (c *compiler) mergeArr(ptr string, a, b *arrSpec) (*arrSpec, error) {
 	return x, nil
 }
 
-func (c *compiler) union(ptr string, alts []*node) (*node, error) {
+// union is the node of the branches alts of keyword kw (anyOf, oneOf) at
+// ptr. The string and number automata of the branches are merged pairwise
+// in rounds, so that an automaton takes part in log2(len(alts)) products
+// rather than in one product per later branch.
+func (c *compiler) union(ptr, kw string, alts []*node) (*node, error) {
 	if len(alts) == 1 {
 		return alts[0], nil
 	}
@@ -194,8 +203,11 @@ func (c *compiler) union(ptr string, alts []*node) (*node, error) {
 			return a, nil
 		}
 	}
+	kptr := ptrJoin(ptr, kw)
 	r := c.newNode()
-	for _, a := range alts {
+	var strs, nums []branchDFA
+	var strNode *node // the first branch with strings
+	for i, a := range alts {
 		a = a.deref()
 		if a.filling || len(a.alts) > 0 {
 			r.alts = append(r.alts, a)
@@ -205,33 +217,69 @@ func (c *compiler) union(ptr string, alts []*node) (*node, error) {
 		r.tru = r.tru || a.tru
 		r.fal = r.fal || a.fal
 		if a.str != nil {
-			if r.str == nil {
-				r.str, r.strCount, r.strMin, r.strMax = a.str, a.strCount, a.strMin, a.strMax
-			} else {
-				sa, err := strDFA(r)
-				if err == nil {
-					var sb *dfa
-					if sb, err = strDFA(a); err == nil {
-						r.str, err = product(sa, sb, opOr)
-					}
-				}
-				if err != nil {
-					return nil, unsupported(ptr, "strings of several branches: %v", err)
-				}
-				r.strCount, r.strMin, r.strMax = false, 0, -1
+			if strNode == nil {
+				strNode = a
 			}
+			strs = append(strs, branchDFA{a.str, i})
 		}
-		var err error
-		if r.num, err = product(r.num, a.num, opOr); err != nil {
-			return nil, &SchemaError{Pointer: ptr, Err: err}
+		if a.num != nil {
+			nums = append(nums, branchDFA{a.num, i})
 		}
 		r.objs = append(r.objs, a.objs...)
 		r.arrs = append(r.arrs, a.arrs...)
+		if len(r.objs) > 64 || len(r.arrs) > 64 {
+			return nil, tooComplex(ptrJoin(kptr, strconv.Itoa(i)), "more than 64 object or array alternatives")
+		}
 	}
-	if len(r.objs) > 64 || len(r.arrs) > 64 {
-		return nil, tooComplex(ptr, "more than 64 object or array alternatives")
+	if len(strs) == 1 {
+		r.str, r.strCount, r.strMin, r.strMax = strNode.str, strNode.strCount, strNode.strMin, strNode.strMax
+	} else if len(strs) > 1 {
+		for i := range strs {
+			d, err := strDFA(alts[strs[i].branch].deref())
+			if err != nil {
+				return nil, &SchemaError{Pointer: ptrJoin(kptr, strconv.Itoa(strs[i].branch)), Err: fmt.Errorf("strings of several branches: %w", err)}
+			}
+			strs[i].d = d
+		}
+		var err error
+		if r.str, err = unionDFAs(kptr, strs); err != nil {
+			return nil, err
+		}
+	}
+	var err error
+	if r.num, err = unionDFAs(kptr, nums); err != nil {
+		return nil, err
 	}
 	return r, nil
+}
+
+// branchDFA is an automaton of branch number branch.
+type branchDFA struct {
+	d      *dfa
+	branch int
+}
+
+// unionDFAs merges the automata of the branches of the keyword at kptr
+// pairwise in rounds; a merge that fails names the last branch it covers.
+func unionDFAs(kptr string, ds []branchDFA) (*dfa, error) {
+	if len(ds) == 0 {
+		return nil, nil
+	}
+	for len(ds) > 1 {
+		next := ds[:0:0]
+		for i := 0; i+1 < len(ds); i += 2 {
+			u, err := product(ds[i].d, ds[i+1].d, opOr)
+			if err != nil {
+				return nil, &SchemaError{Pointer: ptrJoin(kptr, strconv.Itoa(ds[i+1].branch)), Err: err}
+			}
+			next = append(next, branchDFA{u, ds[i+1].branch})
+		}
+		if len(ds)%2 == 1 {
+			next = append(next, ds[len(ds)-1])
+		}
+		ds = next
+	}
+	return ds[0].d, nil
 }
 
 // disjoint reports whether no value matches both a and b, as far as a
