@@ -656,15 +656,13 @@ func (c *compiler) objectSpec(ptr string, m map[string]any) (*objSpec, error) {
 		return nil, unsupported(ptrJoin(ptr, "minProperties"), "minProperties above 1 with additional properties allowed (duplicate keys cannot be told apart)")
 	}
 	o := c.newObj(names, nodes, addlNode, minP, maxP)
+	o.req = newSeenSet(len(names))
 	for _, r := range required {
 		i := sort.SearchStrings(names, r)
 		if !o.req.has(i) {
-			o.req = o.req.with(i, len(names))
+			o.req.add(i)
 			o.nreq++
 		}
-	}
-	if len(names) > 64 && o.req.big == nil {
-		o.req.big = make([]uint64, (len(names)+63)/64)
 	}
 	return o, nil
 }
@@ -821,13 +819,11 @@ func (c *compiler) constNode(ptr string, v any) (*node, error) {
 			props[i] = pn
 		}
 		o := c.newObj(names, props, nil, 0, -1)
+		o.req = newSeenSet(len(names))
 		for i := range names {
-			o.req = o.req.with(i, len(names))
+			o.req.add(i)
 		}
 		o.nreq = len(names)
-		if len(names) > 64 && o.req.big == nil {
-			o.req.big = make([]uint64, (len(names)+63)/64)
-		}
 		n := c.newNode()
 		n.objs = []*objSpec{o}
 		return n, nil

@@ -109,6 +109,24 @@ type seenSet struct {
 	big   []uint64
 }
 
+// newSeenSet returns an empty set of indexes below n, to fill with add.
+func newSeenSet(n int) seenSet {
+	if n <= 64 {
+		return seenSet{}
+	}
+	return seenSet{big: make([]uint64, (n+63)/64)}
+}
+
+// add puts i in s in place: only while s is being built, before any copy
+// of it is shared.
+func (s *seenSet) add(i int) {
+	if s.big != nil {
+		s.big[i/64] |= 1 << (i % 64)
+	} else {
+		s.small |= 1 << i
+	}
+}
+
 func (s seenSet) has(i int) bool {
 	if s.big != nil {
 		return s.big[i/64]&(1<<(i%64)) != 0

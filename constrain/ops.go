@@ -6,6 +6,7 @@ package constrain
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -99,13 +100,18 @@ func (c *compiler) intersect(ptr string, a, b *node) (*node, error) {
 // falseNode accepts nothing.
 func (c *compiler) falseNode() *node { return c.newNode() }
 
+// prop is the node of property name's value.
 func (o *objSpec) prop(name string) *node {
-	for i, n := range o.names {
-		if n == name {
-			return o.props[i]
-		}
+	if i, ok := slices.BinarySearch(o.names, name); ok {
+		return o.props[i]
 	}
 	return o.addl
+}
+
+// required reports whether o requires property name.
+func (o *objSpec) required(name string) bool {
+	i, ok := slices.BinarySearch(o.names, name)
+	return ok && o.req.has(i)
 }
 
 func (c *compiler) mergeObj(ptr string, a, b *objSpec) (*objSpec, error) {
@@ -146,18 +152,12 @@ func (c *compiler) mergeObj(ptr string, a, b *objSpec) (*objSpec, error) {
 		return nil, unsupported(ptr, "minProperties above 1 with additional properties allowed")
 	}
 	o := c.newObj(names, props, addl, minP, maxP)
+	o.req = newSeenSet(len(names))
 	for i, nm := range names {
-		for _, src := range []*objSpec{a, b} {
-			for j, m := range src.names {
-				if m == nm && src.req.has(j) && !o.req.has(i) {
-					o.req = o.req.with(i, len(names))
-					o.nreq++
-				}
-			}
+		if a.required(nm) || b.required(nm) {
+			o.req.add(i)
+			o.nreq++
 		}
-	}
-	if len(names) > 64 && o.req.big == nil {
-		o.req.big = make([]uint64, (len(names)+63)/64)
 	}
 	return o, nil
 }
@@ -493,13 +493,11 @@ func (c *compiler) analyze() {
 		if o.addl != nil && !o.addl.nonempty {
 			o.addl = nil
 		}
+		o.empty = newSeenSet(len(o.names))
 		for i, p := range o.props {
 			if !p.nonempty {
-				o.empty = o.empty.with(i, len(o.names))
+				o.empty.add(i)
 			}
-		}
-		if len(o.names) > 64 && o.empty.big == nil {
-			o.empty.big = make([]uint64, (len(o.names)+63)/64)
 		}
 		o.keys = buildKeys(o)
 		c.dfaBytes += o.keys.bytes()
