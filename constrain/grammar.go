@@ -86,6 +86,10 @@ type objSpec struct {
 	keys     *keyDFA
 	empty    seenSet // names whose node is empty (never allowed)
 	nonempty bool
+	// For the emptiness analysis: the required properties whose node is
+	// not known nonempty yet (-1: the object is empty whatever they are),
+	// and the properties whose node is.
+	pendReq, avail int
 }
 
 type arrSpec struct {
@@ -94,6 +98,7 @@ type arrSpec struct {
 	minItems int
 	maxItems int // -1: unbounded
 	nonempty bool
+	pend     int // for the emptiness analysis: items needed not known nonempty yet (-1: never)
 }
 
 func (a *arrSpec) item(i int) *node {

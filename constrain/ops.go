@@ -463,24 +463,7 @@ func (c *compiler) disjointArr(a, b *arrSpec, depth int) bool {
 // sets of names whose value can never be written.
 func (c *compiler) analyze() {
 	c.resolveForwards()
-	for changed := true; changed; {
-		changed = false
-		for _, o := range c.objs {
-			if !o.nonempty && objNonempty(o) {
-				o.nonempty, changed = true, true
-			}
-		}
-		for _, a := range c.arrs {
-			if !a.nonempty && arrNonempty(a) {
-				a.nonempty, changed = true, true
-			}
-		}
-		for _, n := range c.nodes {
-			if !n.nonempty && nodeNonempty(n) {
-				n.nonempty, changed = true, true
-			}
-		}
-	}
+	c.nonempty()
 	for _, n := range c.nodes {
 		if d := n.str; d != nil && d.ueq == nil && !d.universal {
 			d.ueq = d.univEqStates()
@@ -504,58 +487,135 @@ func (c *compiler) analyze() {
 	}
 }
 
-func objNonempty(o *objSpec) bool {
-	if o.maxProps >= 0 && (o.minProps > o.maxProps || o.nreq > o.maxProps) {
-		return false
+// nonempty computes the least fixpoint of "has a finite valid value" with
+// a worklist: each node, object and array counts what it still waits for,
+// and is visited again only when something it waits for becomes nonempty,
+// so that the work is linear in the size of the graph.
+func (c *compiler) nonempty() {
+	// What waits for a node: objects (as a property, slot >= 0, or as
+	// additional properties, slot -1), arrays and nodes (as an alternative).
+	type waiter struct {
+		obj  *objSpec
+		arr  *arrSpec
+		n    *node
+		slot int
 	}
-	avail := 0
-	for i, p := range o.props {
-		if p.nonempty {
-			avail++
-		} else if o.req.has(i) {
-			return false
+	waiting := map[*node][]waiter{}
+	objOf := map[*objSpec][]*node{}
+	arrOf := map[*arrSpec][]*node{}
+	var nodes []*node
+	var objs []*objSpec
+	var arrs []*arrSpec
+	setNode := func(n *node) {
+		if !n.nonempty {
+			n.nonempty = true
+			nodes = append(nodes, n)
 		}
 	}
-	if o.addl != nil && o.addl.nonempty {
-		return true
-	}
-	return avail >= o.minProps
-}
-
-func arrNonempty(a *arrSpec) bool {
-	if a.maxItems >= 0 && a.minItems > a.maxItems {
-		return false
-	}
-	for i := 0; i < a.minItems; i++ {
-		it := a.item(i)
-		if it == nil || !it.nonempty {
-			return false
-		}
-		if i >= len(a.prefix) {
-			break // the rest are all a.items
+	setObj := func(o *objSpec) {
+		if !o.nonempty {
+			o.nonempty = true
+			objs = append(objs, o)
 		}
 	}
-	return true
-}
-
-func nodeNonempty(n *node) bool {
-	for _, a := range n.alts {
-		if a.nonempty {
-			return true
+	setArr := func(a *arrSpec) {
+		if !a.nonempty {
+			a.nonempty = true
+			arrs = append(arrs, a)
 		}
 	}
-	if n.null || n.tru || n.fal || n.str != nil || n.num != nil {
-		return true
+	objReady := func(o *objSpec) bool {
+		return o.pendReq == 0 && (o.addl != nil && o.addl.nonempty || o.avail >= o.minProps)
 	}
-	for _, o := range n.objs {
-		if o.nonempty {
-			return true
+	for _, o := range c.objs {
+		if o.maxProps >= 0 && (o.minProps > o.maxProps || o.nreq > o.maxProps) {
+			o.pendReq = -1 // never
+			continue
+		}
+		for i, p := range o.props {
+			waiting[p] = append(waiting[p], waiter{obj: o, slot: i})
+			if o.req.has(i) {
+				o.pendReq++
+			}
+		}
+		if o.addl != nil {
+			waiting[o.addl] = append(waiting[o.addl], waiter{obj: o, slot: -1})
+		}
+		if objReady(o) {
+			setObj(o)
 		}
 	}
-	for _, a := range n.arrs {
-		if a.nonempty {
-			return true
+	for _, a := range c.arrs {
+		if a.maxItems >= 0 && a.minItems > a.maxItems {
+			continue
+		}
+		for i := 0; i < a.minItems; i++ {
+			it := a.item(i)
+			if it == nil {
+				a.pend = -1 // never
+				break
+			}
+			waiting[it] = append(waiting[it], waiter{arr: a})
+			a.pend++
+			if i >= len(a.prefix) {
+				break // the rest are all a.items
+			}
+		}
+		if a.pend == 0 {
+			setArr(a)
 		}
 	}
-	return false
+	for _, n := range c.nodes {
+		for _, a := range n.alts {
+			waiting[a] = append(waiting[a], waiter{n: n})
+		}
+		for _, o := range n.objs {
+			objOf[o] = append(objOf[o], n)
+		}
+		for _, a := range n.arrs {
+			arrOf[a] = append(arrOf[a], n)
+		}
+		if n.null || n.tru || n.fal || n.str != nil || n.num != nil {
+			setNode(n)
+		}
+	}
+	for len(nodes)+len(objs)+len(arrs) > 0 {
+		switch {
+		case len(objs) > 0:
+			o := objs[len(objs)-1]
+			objs = objs[:len(objs)-1]
+			for _, n := range objOf[o] {
+				setNode(n)
+			}
+		case len(arrs) > 0:
+			a := arrs[len(arrs)-1]
+			arrs = arrs[:len(arrs)-1]
+			for _, n := range arrOf[a] {
+				setNode(n)
+			}
+		default:
+			n := nodes[len(nodes)-1]
+			nodes = nodes[:len(nodes)-1]
+			for _, w := range waiting[n] {
+				switch {
+				case w.obj != nil && w.obj.pendReq >= 0:
+					if w.slot >= 0 {
+						w.obj.avail++
+						if w.obj.req.has(w.slot) {
+							w.obj.pendReq--
+						}
+					}
+					if objReady(w.obj) {
+						setObj(w.obj)
+					}
+				case w.arr != nil && w.arr.pend > 0:
+					if w.arr.pend--; w.arr.pend == 0 {
+						setArr(w.arr)
+					}
+				case w.n != nil:
+					setNode(w.n)
+				}
+			}
+		}
+	}
 }
