@@ -881,17 +881,25 @@ outer:
 	}
 }
 
-// univEq returns, for each state of d, the state of universalDFA that
-// accepts exactly the same continuations, or -1: the states where the
+// univEqStates returns, for each state of d, the state of universalDFA
+// that accepts exactly the same continuations, or -1: the states where the
 // content is no longer constrained (after a pattern's match, say), whose
-// string masks are those of the universal automaton. Computed by
-// refinement from all pairs with equal acceptance; nil when d is too big.
+// string masks are those of the universal automaton.
+//
+// d accepts only valid UTF-8, so the text that leads to a state of d leaves
+// the universal automaton in one state, its partner, found by walking both
+// automata together from their starts; a state reached with two partners
+// has none. A state is equivalent to its partner unless they differ in
+// acceptance or in which bytes they take, or one of its successors is not
+// equivalent to its own partner: that is propagated back along d's edges,
+// so the work is linear in d's size. Between two characters this finds
+// every equivalent state; inside a character, a state can be equivalent to
+// a state of another character than its partner's (after the byte E1, a
+// pattern may allow only what the universal automaton allows after E0),
+// which is not found: that state's masks are walked, exactly as before.
 func (d *dfa) univEqStates() []int32 {
 	u := universalDFA
-	ns, nu := d.states(), u.states()
-	if ns*nu > 1<<16 {
-		return nil
-	}
+	ns := d.states()
 	// Representative bytes of the joint classes.
 	var reps []byte
 	seen := map[[2]uint8]bool{}
@@ -902,41 +910,64 @@ func (d *dfa) univEqStates() []int32 {
 			reps = append(reps, byte(b))
 		}
 	}
-	eq := make([]bool, ns*nu)
-	for q := 0; q < ns; q++ {
-		for s := 0; s < nu; s++ {
-			eq[q*nu+s] = d.accept[q] == u.accept[s]
+	partner := make([]int32, ns)
+	for q := range partner {
+		partner[q] = -1
+	}
+	bad := make([]bool, ns)
+	partner[0] = 0
+	queue := []int32{0}
+	for len(queue) > 0 {
+		q := queue[0]
+		queue = queue[1:]
+		s := partner[q]
+		if d.accept[q] != u.accept[s] {
+			bad[q] = true
+		}
+		for _, b := range reps {
+			tq, ts := d.step(q, b), u.step(s, b)
+			switch {
+			case tq < 0 && ts < 0:
+			case tq < 0 || ts < 0:
+				bad[q] = true
+			case partner[tq] < 0:
+				partner[tq] = ts
+				queue = append(queue, tq)
+			case partner[tq] != ts:
+				bad[tq] = true
+			}
 		}
 	}
-	for round, changed := 0, true; changed; round++ {
-		if round > 200 {
-			return nil // slow to settle: no fast path, masks stay exact
+	// Propagate back: a state with a bad successor is bad.
+	rev := make([][]int32, ns)
+	for q := 0; q < ns; q++ {
+		for c := 0; c < d.ncls; c++ {
+			if t := d.next[q*d.ncls+c]; t >= 0 {
+				rev[t] = append(rev[t], int32(q))
+			}
 		}
-		changed = false
-		for q := 0; q < ns; q++ {
-			for s := 0; s < nu; s++ {
-				if !eq[q*nu+s] {
-					continue
-				}
-				for _, b := range reps {
-					tq, ts := d.step(int32(q), b), u.step(int32(s), b)
-					if (tq < 0) != (ts < 0) || tq >= 0 && !eq[int(tq)*nu+int(ts)] {
-						eq[q*nu+s] = false
-						changed = true
-						break
-					}
-				}
+	}
+	var stack []int32
+	for q := range bad {
+		if bad[q] {
+			stack = append(stack, int32(q))
+		}
+	}
+	for len(stack) > 0 {
+		t := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, q := range rev[t] {
+			if !bad[q] {
+				bad[q] = true
+				stack = append(stack, q)
 			}
 		}
 	}
 	out := make([]int32, ns)
 	for q := range out {
 		out[q] = -1
-		for s := 0; s < nu; s++ {
-			if eq[q*nu+s] {
-				out[q] = int32(s)
-				break
-			}
+		if !bad[q] && partner[q] >= 0 {
+			out[q] = partner[q]
 		}
 	}
 	return out

@@ -107,3 +107,90 @@ func TestLiteralsDFA(t *testing.T) {
 		}
 	}
 }
+
+// univEqByRefinement is the definition univEqStates computes: for each
+// state of d, a state of the universal automaton accepting the same
+// continuations, found by refining all pairs until nothing changes.
+func univEqByRefinement(d *dfa) []int32 {
+	u := universalDFA
+	ns, nu := d.states(), u.states()
+	eq := make([]bool, ns*nu)
+	for q := 0; q < ns; q++ {
+		for s := 0; s < nu; s++ {
+			eq[q*nu+s] = d.accept[q] == u.accept[s]
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for q := 0; q < ns; q++ {
+			for s := 0; s < nu; s++ {
+				if !eq[q*nu+s] {
+					continue
+				}
+				for b := 0; b < 256; b++ {
+					tq, ts := d.step(int32(q), byte(b)), u.step(int32(s), byte(b))
+					if (tq < 0) != (ts < 0) || tq >= 0 && !eq[int(tq)*nu+int(ts)] {
+						eq[q*nu+s] = false
+						changed = true
+						break
+					}
+				}
+			}
+		}
+	}
+	out := make([]int32, ns)
+	for q := range out {
+		out[q] = -1
+		for s := 0; s < nu; s++ {
+			if eq[q*nu+s] {
+				out[q] = int32(s)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TestUnivEqStates: univEqStates finds the states equivalent to a state of
+// the universal automaton, every one between two characters, on automata
+// of patterns, formats, enums and lengths.
+func TestUnivEqStates(t *testing.T) {
+	canon := univEqByRefinement(universalDFA)
+	c := &compiler{byPtr: map[string]*node{}, inter: map[[2]*node]*node{}}
+	for _, s := range []string{
+		`{"pattern":"a"}`, `{"pattern":"^a"}`, `{"pattern":"é$"}`, `{"pattern":"^[\\x{1800}-\\x{1FFF}]"}`,
+		`{"pattern":"[0-9]{3}-"}`, `{"format":"date"}`, `{"enum":["a","ab","é"]}`, `{"pattern":"^x","maxLength":4}`,
+		`{"pattern":"^(?s:.{0,40})$"}`, `{"pattern":"😀|\\x{10FFFF}"}`, `{"pattern":"^[^a]*a"}`, `{"const":""}`,
+	} {
+		v, err := decodeSchema([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := c.compileMap("", v.(map[string]any))
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		d, err := strDFA(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := d.univEqStates(), univEqByRefinement(d)
+		found := 0
+		for q := range got {
+			if got[q] >= 0 {
+				got[q] = canon[got[q]] // the universal automaton has equivalent states
+			}
+			// A state inside a character may be equivalent to a state of
+			// another character than the one that led to it (after E1, a
+			// pattern may allow only what follows E0): not found, which
+			// only costs a mask walk.
+			if got[q] != want[q] && !(got[q] < 0 && want[q] != canon[0]) {
+				t.Errorf("%s: state %d: %d, want %d", s, q, got[q], want[q])
+			}
+			if got[q] >= 0 {
+				found++
+			}
+		}
+		t.Logf("%s: %d states, %d like the universal automaton's", s, len(got), found)
+	}
+}
