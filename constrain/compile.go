@@ -20,8 +20,11 @@ import (
 type compiler struct {
 	root      any
 	opts      Options
-	draftOld  bool // draft 4, 6 or 7: $ref overrides its siblings
-	draft4    bool // exclusiveMinimum/Maximum are booleans
+	m         *meter
+	lengths   map[[2]int]*dfa // lengthDFA by bounds
+	depth     int             // subschemas being compiled, one inside the other
+	draftOld  bool            // draft 4, 6 or 7: $ref overrides its siblings
+	draft4    bool            // exclusiveMinimum/Maximum are booleans
 	byPtr     map[string]*node
 	inter     map[[2]*node]*node
 	nodes     []*node
@@ -33,11 +36,48 @@ type compiler struct {
 	dfaBytes  int
 }
 
+// Bytes charged for each node, object and array: the struct, its share of
+// the compiler's maps and of the emptiness analysis.
+const (
+	nodeCost = 256
+	objCost  = 256
+	arrCost  = 128
+)
+
+// newNode makes a node, charged to the budget: a budget it spends fails
+// the next charge that returns its error (the meter's error sticks).
 func (c *compiler) newNode() *node {
-	n := &node{strMax: -1}
+	c.m.charge(0, nodeCost)
+	n := &node{strMax: -1, ptr: c.m.atOrRoot(), id: int32(len(c.nodes))}
 	c.nodes = append(c.nodes, n)
 	return n
 }
+
+// newArr makes an array spec, charged as newNode is.
+func (c *compiler) newArr(a *arrSpec) *arrSpec {
+	c.m.charge(0, arrCost)
+	a.id = int32(len(c.arrs))
+	c.arrs = append(c.arrs, a)
+	return a
+}
+
+// lengthDFA is lengthDFA, once per pair of bounds.
+func (c *compiler) lengthDFA(min, max int) (*dfa, error) {
+	k := [2]int{min, max}
+	if d, ok := c.lengths[k]; ok {
+		return d, nil
+	}
+	d, err := lengthDFA(c.m, min, max)
+	if err != nil {
+		return nil, err
+	}
+	c.lengths[k] = d
+	return d, nil
+}
+
+// maxDepth bounds how deep subschemas nest, references followed: the
+// compiler recurses at each level. MaskBench's deepest nest 29.
+const maxDepth = 512
 
 // annotations are keywords that never restrict a value.
 var annotations = map[string]bool{
@@ -133,6 +173,17 @@ func (c *compiler) schema(ptr string, v any) (*node, error) {
 	if n, ok := c.byPtr[ptr]; ok {
 		return n, nil
 	}
+	// The work of a subschema, its pointer and its entry in byPtr.
+	if err := c.m.charge(subschemaStates, len(ptr)+64); err != nil {
+		return nil, err
+	}
+	if c.depth >= maxDepth {
+		return nil, tooComplex(ptr, "subschemas nested more than %d deep", maxDepth)
+	}
+	outer := c.m.at
+	c.m.at = ptr
+	c.depth++
+	defer func() { c.m.at, c.depth = outer, c.depth-1 }()
 	switch x := v.(type) {
 	case bool:
 		if x {
@@ -163,8 +214,9 @@ func (c *compiler) schema(ptr string, v any) (*node, error) {
 			n.filling = false
 			return res, nil
 		}
+		id := n.id
 		*n = *res
-		n.filling = false
+		n.id, n.filling = id, false
 		return n, nil
 	}
 	return nil, invalid(ptr, "a schema must be an object or a boolean")
@@ -253,6 +305,7 @@ func (c *compiler) compileNoRef(ptr string, m map[string]any) (*node, error) {
 		}
 		if kw == "oneOf" {
 			for i := range alts {
+				c.m.at = ptrJoin(ptr, kw, strconv.Itoa(i)) // the budget names the branch
 				for j := i + 1; j < len(alts); j++ {
 					if !c.disjoint(alts[i], alts[j], 4) {
 						return nil, unsupported(ptrJoin(ptr, kw), "oneOf branches %d and %d may overlap (oneOf is only taken as anyOf when its branches are provably disjoint)", i, j)
@@ -260,6 +313,7 @@ func (c *compiler) compileNoRef(ptr string, m map[string]any) (*node, error) {
 				}
 			}
 		}
+		c.m.at = ptr
 		u, err := c.union(ptr, kw, alts)
 		if err != nil {
 			return nil, err
@@ -387,7 +441,13 @@ func (c *compiler) compileLocal(ptr string, m map[string]any) (*node, error) {
 		values = []any{v}
 	}
 	if values != nil || m["enum"] != nil {
+		kw := "enum"
+		if _, ok := m["const"]; ok {
+			kw = "const"
+		}
+		c.m.at = ptrJoin(ptr, kw)
 		en, err := c.enumNode(ptr, values)
+		c.m.at = ptr
 		if err != nil {
 			return nil, err
 		}
@@ -400,6 +460,9 @@ func number(v any) (*big.Rat, bool) {
 	jn, ok := v.(json.Number)
 	if !ok {
 		return nil, false
+	}
+	if i, err := strconv.ParseInt(string(jn), 10, 64); err == nil {
+		return new(big.Rat).SetInt64(i), true // the usual case, without big.Rat's parser
 	}
 	r, ok := new(big.Rat).SetString(string(jn))
 	return r, ok
@@ -421,11 +484,11 @@ func (c *compiler) numberNode(ptr string, m map[string]any, integer bool) (*dfa,
 		if !r.Num().IsInt64() || r.Num().Int64() > 1000 {
 			return nil, unsupported(ptrJoin(ptr, "multipleOf"), "multipleOf %s above 1000", r.RatString())
 		}
-		md, err := multipleDFA(int(r.Num().Int64()))
+		md, err := multipleDFA(c.m, int(r.Num().Int64()))
 		if err != nil {
 			return nil, &SchemaError{Pointer: ptrJoin(ptr, "multipleOf"), Err: err}
 		}
-		if d, err = product(d, md, opAnd); err != nil {
+		if d, err = product(c.m, d, md, opAnd); err != nil {
 			return nil, &SchemaError{Pointer: ptr, Err: err}
 		}
 	}
@@ -465,20 +528,20 @@ func (c *compiler) numberNode(ptr string, m map[string]any, integer bool) (*dfa,
 		if err != nil {
 			return nil, unsupported(kptr, "%v", err)
 		}
-		bd, err := anchoredDFA(re)
+		bd, err := anchoredDFA(c.m, re)
 		if err != nil {
 			return nil, &SchemaError{Pointer: kptr, Err: err}
 		}
 		if b.exclusive || (c.draft4 && isTrue(m["exclusive"+strings.ToUpper(b.kw[:1])+b.kw[1:]])) {
-			eq, err := anchoredDFA(equalRegexp(r, integer))
+			eq, err := anchoredDFA(c.m, equalRegexp(r, integer))
 			if err != nil {
 				return nil, &SchemaError{Pointer: kptr, Err: err}
 			}
-			if bd, err = product(bd, eq, opAndNot); err != nil {
+			if bd, err = product(c.m, bd, eq, opAndNot); err != nil {
 				return nil, &SchemaError{Pointer: kptr, Err: err}
 			}
 		}
-		if d, err = product(d, bd, opAnd); err != nil {
+		if d, err = product(c.m, d, bd, opAnd); err != nil {
 			return nil, &SchemaError{Pointer: kptr, Err: err}
 		}
 	}
@@ -488,7 +551,7 @@ func (c *compiler) numberNode(ptr string, m map[string]any, integer bool) (*dfa,
 func isTrue(v any) bool { b, _ := v.(bool); return b }
 
 // multipleDFA accepts integers divisible by k (any sign).
-func multipleDFA(k int) (*dfa, error) {
+func multipleDFA(m *meter, k int) (*dfa, error) {
 	d := &dfa{ncls: 12}
 	for b := 0; b < 256; b++ {
 		d.cls[b] = 11
@@ -515,7 +578,7 @@ func multipleDFA(k int) (*dfa, error) {
 	}
 	// The start state accepts the sign once: the integer DFA it is
 	// intersected with allows one sign at most.
-	return d.trim(), nil
+	return d.trim(m)
 }
 
 func (c *compiler) stringNode(ptr string, m map[string]any, n *node) error {
@@ -525,11 +588,13 @@ func (c *compiler) stringNode(ptr string, m map[string]any, n *node) error {
 		if !ok {
 			return invalid(ptrJoin(ptr, "pattern"), "not a string")
 		}
-		pd, err := searchDFA(s)
+		c.m.at = ptrJoin(ptr, "pattern")
+		pd, err := searchDFA(c.m, s)
+		c.m.at = ptr
 		if err != nil {
 			return &SchemaError{Pointer: ptrJoin(ptr, "pattern"), Err: err}
 		}
-		if d, err = product(d, pd, opAnd); err != nil {
+		if d, err = product(c.m, d, pd, opAnd); err != nil {
 			return &SchemaError{Pointer: ptrJoin(ptr, "pattern"), Err: err}
 		}
 	}
@@ -540,7 +605,7 @@ func (c *compiler) stringNode(ptr string, m map[string]any, n *node) error {
 			return err
 		}
 		if fd != nil {
-			if d, err = product(d, fd, opAnd); err != nil {
+			if d, err = product(c.m, d, fd, opAnd); err != nil {
 				return &SchemaError{Pointer: ptrJoin(ptr, "format"), Err: err}
 			}
 		}
@@ -570,11 +635,11 @@ func (c *compiler) stringNode(ptr string, m map[string]any, n *node) error {
 			}
 			return nil
 		}
-		ld, err := lengthDFA(minL, maxL)
+		ld, err := c.lengthDFA(minL, maxL)
 		if err != nil {
 			return unsupported(ptr, "minLength/maxLength with a pattern or format: %v", err)
 		}
-		if d, err = product(d, ld, opAnd); err != nil {
+		if d, err = product(c.m, d, ld, opAnd); err != nil {
 			return unsupported(ptr, "minLength/maxLength with a pattern or format: %v", err)
 		}
 	}
@@ -612,6 +677,10 @@ func (c *compiler) objectSpec(ptr string, m map[string]any) (*objSpec, error) {
 		rs, ok := v.([]any)
 		if !ok {
 			return nil, invalid(ptrJoin(ptr, "required"), "not an array")
+		}
+		// Each name: its entries in props, names and required, and sorting.
+		if err := c.m.charge(len(rs), 128*len(rs)); err != nil {
+			return nil, err
 		}
 		for _, r := range rs {
 			s, ok := r.(string)
@@ -675,8 +744,7 @@ func isFalseNode(n *node) bool {
 }
 
 func (c *compiler) arraySpec(ptr string, m map[string]any) (*arrSpec, error) {
-	a := &arrSpec{items: c.anyNode(), maxItems: -1}
-	c.arrs = append(c.arrs, a)
+	a := c.newArr(&arrSpec{items: c.anyNode(), maxItems: -1})
 	tuple := func(kw string, v any) error {
 		list, ok := v.([]any)
 		if !ok {
@@ -779,16 +847,16 @@ func (c *compiler) enumNode(ptr string, values []any) (*node, error) {
 	}
 	var err error
 	if len(strs) > 0 {
-		if n.str, err = literalsDFA(dedup(strs)); err != nil {
+		if n.str, err = literalsDFA(c.m, dedup(strs)); err != nil {
 			return nil, &SchemaError{Pointer: ptr, Err: err}
 		}
 	}
 	if len(nums) > 0 {
-		nd, err := anchoredDFA(strings.Join(dedup(nums), "|"))
+		nd, err := anchoredDFA(c.m, strings.Join(dedup(nums), "|"))
 		if err != nil {
 			return nil, &SchemaError{Pointer: ptr, Err: err}
 		}
-		if n.num, err = product(c.numberDFA, nd, opAnd); err != nil {
+		if n.num, err = product(c.m, c.numberDFA, nd, opAnd); err != nil {
 			return nil, &SchemaError{Pointer: ptr, Err: err}
 		}
 	}
@@ -828,8 +896,7 @@ func (c *compiler) constNode(ptr string, v any) (*node, error) {
 		n.objs = []*objSpec{o}
 		return n, nil
 	case []any:
-		a := &arrSpec{minItems: len(x), maxItems: len(x)}
-		c.arrs = append(c.arrs, a)
+		a := c.newArr(&arrSpec{minItems: len(x), maxItems: len(x)})
 		for _, e := range x {
 			en, err := c.constNode(ptr, e)
 			if err != nil {

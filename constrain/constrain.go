@@ -1,6 +1,7 @@
 package constrain
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -27,6 +28,10 @@ type Options struct {
 	// (email, uri, hostname, ...) as annotations instead of refusing the
 	// schema. The formats it enforces stay enforced.
 	IgnoreFormats bool
+	// Budget bounds the work of compiling, and is charged with it; nil
+	// gives each compilation a Budget of its own with the default limits.
+	// Share one among the schemas of a request to bound the request.
+	Budget *Budget
 }
 
 // Grammar is a compiled JSON Schema: immutable once built and safe for
@@ -66,8 +71,20 @@ type innerKey struct {
 // 2020-12 as its "$schema" says, 2020-12 by default) into a Grammar over
 // enc's vocabulary. A schema using a feature that cannot be enforced exactly
 // is refused with a *SchemaError wrapping ErrUnsupported; see the package
-// documentation for what is covered.
+// documentation for what is covered. A schema that would cost more to
+// compile than opts.Budget allows is refused with a *SchemaError wrapping
+// ErrTooComplex, as soon as the budget is spent. It is
+// CompileJSONSchemaContext with context.Background().
 func CompileJSONSchema(enc *harmony.Encoding, schema []byte, opts *Options) (*Grammar, error) {
+	return CompileJSONSchemaContext(context.Background(), enc, schema, opts)
+}
+
+// CompileJSONSchemaContext is CompileJSONSchema, stopping when ctx is done:
+// it then returns an error wrapping ctx.Err() (not a *SchemaError).
+// Compiling looks at ctx before it starts and then every hundred
+// microseconds or so of work (decoding the schema's text, some 50 ms at
+// most within the default budget, is not interrupted).
+func CompileJSONSchemaContext(ctx context.Context, enc *harmony.Encoding, schema []byte, opts *Options) (*Grammar, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -75,34 +92,58 @@ func CompileJSONSchema(enc *harmony.Encoding, schema []byte, opts *Options) (*Gr
 	if err != nil {
 		return nil, err
 	}
+	b := opts.Budget
+	if b == nil {
+		b = &Budget{}
+	}
+	c := newCompiler(ctx, opts, b)
+	g, err := c.compile(voc, schema)
+	if c.m.done != nil {
+		return nil, fmt.Errorf("constrain: compiling a schema: %w", c.m.done)
+	}
+	if c.m.err != nil {
+		return nil, c.m.err // the budget ran out, whatever the callers made of it
+	}
+	return g, err
+}
+
+func newCompiler(ctx context.Context, opts *Options, b *Budget) *compiler {
+	return &compiler{opts: *opts, m: newMeter(ctx, b), byPtr: map[string]*node{}, inter: map[[2]*node]*node{}, lengths: map[[2]int]*dfa{},
+		numberDFA: numberDFA, intDFA: intDFA}
+}
+
+// compile compiles schema; the caller looks at c.m for the budget's error.
+func (c *compiler) compile(voc *vocab, schema []byte) (*Grammar, error) {
+	if err := c.m.check(); err != nil {
+		return nil, err
+	}
+	if err := c.m.charge(len(schema)/decodeBytesPerState, decodeBytesPerByte*len(schema)); err != nil {
+		return nil, err
+	}
 	v, err := decodeSchema(schema)
 	if err != nil {
 		return nil, &SchemaError{Err: fmt.Errorf("%w: %v", ErrInvalidSchema, err)}
 	}
-	c := &compiler{root: v, opts: *opts, byPtr: map[string]*node{}, inter: map[[2]*node]*node{}}
+	c.root = v
 	if m, ok := v.(map[string]any); ok {
 		if s, ok := m["$schema"].(string); ok {
 			c.draft4 = strings.Contains(s, "draft-04")
 			c.draftOld = c.draft4 || strings.Contains(s, "draft-06") || strings.Contains(s, "draft-07") || strings.Contains(s, "draft-03")
 		}
 	}
-	if c.numberDFA, err = anchoredDFA(reNumber); err != nil {
-		return nil, err
-	}
-	if c.intDFA, err = anchoredDFA(reInteger); err != nil {
-		return nil, err
-	}
 	root, err := c.schema("", v)
 	if err != nil {
 		return nil, err
 	}
-	c.analyze()
+	if err := c.analyze(); err != nil {
+		return nil, err
+	}
 	root = root.deref()
 	if !root.nonempty {
 		return nil, &SchemaError{Err: ErrEmpty}
 	}
 	g := &Grammar{root: root, voc: voc, inner: map[innerKey][]uint64{}}
-	switch {
+	switch opts := c.opts; {
 	case opts.Compact:
 		g.maxWS = 0
 	case opts.MaxWhitespace > 0:

@@ -71,11 +71,16 @@ type nstate struct {
 type nfa struct {
 	st  []nstate
 	err error
+	m   *meter
 }
 
 func (n *nfa) add(s nstate) int32 {
 	if len(n.st) >= maxNFAStates {
 		n.err = fmt.Errorf("%w: regular expression needs more than %d NFA states", ErrTooComplex, maxNFAStates)
+		return 0
+	}
+	if err := n.m.charge(1, 12); err != nil {
+		n.err = err
 		return 0
 	}
 	n.st = append(n.st, s)
@@ -228,21 +233,33 @@ func parseRegexp(pattern string) (*syntax.Regexp, error) {
 
 // searchDFA compiles pattern with JSON Schema's semantics: the string
 // matches when it contains a match (unanchored), over valid UTF-8.
-func searchDFA(pattern string) (*dfa, error) {
+func searchDFA(m *meter, pattern string) (*dfa, error) {
+	if err := chargePattern(m, pattern); err != nil {
+		return nil, err
+	}
 	re, err := parseRegexp(pattern)
 	if err != nil {
 		return nil, fmt.Errorf("%w: pattern %q: %v", ErrInvalidSchema, pattern, err)
 	}
-	return regexpDFA(re, true)
+	return regexpDFA(m, re, true)
 }
 
 // anchoredDFA compiles a pattern that must match the whole string.
-func anchoredDFA(pattern string) (*dfa, error) {
+func anchoredDFA(m *meter, pattern string) (*dfa, error) {
+	if err := chargePattern(m, pattern); err != nil {
+		return nil, err
+	}
 	re, err := parseRegexp(`^(?:` + pattern + `)$`)
 	if err != nil {
 		return nil, err
 	}
-	return regexpDFA(re, false)
+	return regexpDFA(m, re, false)
+}
+
+// chargePattern charges parsing pattern and the fixed costs of a subset
+// construction (its maps and buffers).
+func chargePattern(m *meter, pattern string) error {
+	return m.charge(1+len(pattern)/16, 2048+patternBytesPerByte*len(pattern))
 }
 
 // literalsDFA accepts exactly the given strings (valid UTF-8, sorted and
@@ -250,7 +267,7 @@ func anchoredDFA(pattern string) (*dfa, error) {
 // prefix with the one before, with every leaf one accepting state: the
 // automaton the subset construction makes of their alternation, without
 // the regular expression. It fails as soon as that passes maxDFAStates.
-func literalsDFA(strs []string) (*dfa, error) {
+func literalsDFA(m *meter, strs []string) (*dfa, error) {
 	if len(strs) == 0 {
 		return nil, nil
 	}
@@ -277,6 +294,10 @@ func literalsDFA(strs []string) (*dfa, error) {
 		if common == len(prev) && isLeaf[path[common]] && common < len(str) {
 			isLeaf[path[common]] = false // the previous string is a prefix
 			leaves--
+		}
+		// The string (dedup's copy), its new trie nodes and their edges.
+		if err := m.charge(1+len(str)-common, 32+len(str)+24*(len(str)-common)); err != nil {
+			return nil, err
 		}
 		for i := common; i < len(str); i++ {
 			t := int32(nodes)
@@ -322,6 +343,9 @@ func literalsDFA(strs []string) (*dfa, error) {
 		}
 	}
 	d.ncls++ // class 0: the bytes no string holds
+	if err := m.charge(0, int(ns)*(4*d.ncls+1)); err != nil {
+		return nil, err
+	}
 	d.next = make([]int32, int(ns)*d.ncls)
 	for i := range d.next {
 		d.next[i] = -1
@@ -333,13 +357,13 @@ func literalsDFA(strs []string) (*dfa, error) {
 	for _, e := range edges {
 		d.next[int(num[e.from])*d.ncls+int(d.cls[e.b])] = num[e.to]
 	}
-	return d.trim(), nil
+	return d.trim(m)
 }
 
 // regexpDFA builds the DFA of re; unanchored adds the implicit .* on both
 // sides of a search.
-func regexpDFA(re *syntax.Regexp, unanchored bool) (*dfa, error) {
-	n := &nfa{}
+func regexpDFA(m *meter, re *syntax.Regexp, unanchored bool) (*dfa, error) {
+	n := &nfa{m: m}
 	match := n.add(nstate{op: nMatch})
 	end := match
 	if unanchored {
@@ -360,6 +384,7 @@ func regexpDFA(re *syntax.Regexp, unanchored bool) (*dfa, error) {
 
 // determinize runs the subset construction.
 func (n *nfa) determinize(entry int32) (*dfa, error) {
+	m := n.m
 	d := &dfa{}
 	// Byte classes: bytes that no range boundary separates behave alike.
 	var edge [257]bool
@@ -370,12 +395,10 @@ func (n *nfa) determinize(entry int32) (*dfa, error) {
 			edge[int(s.hi)+1] = true
 		}
 	}
-	var rep []byte // a byte of each class
 	c := -1
 	for b := 0; b < 256; b++ {
 		if edge[b] {
 			c++
-			rep = append(rep, byte(b))
 		}
 		d.cls[b] = uint8(c)
 	}
@@ -387,6 +410,7 @@ func (n *nfa) determinize(entry int32) (*dfa, error) {
 	mark := make([]uint32, len(n.st))
 	gen := uint32(0)
 	var stack, buf []int32
+	visited := 0 // NFA states visited by closures, charged with each DFA state
 	closure := func(set []int32, atStart, atEnd bool) []int32 {
 		gen++
 		buf = buf[:0]
@@ -398,6 +422,7 @@ func (n *nfa) determinize(entry int32) (*dfa, error) {
 				continue
 			}
 			mark[s] = gen
+			visited++
 			st := &n.st[s]
 			switch st.op {
 			case nByte, nMatch:
@@ -442,6 +467,13 @@ func (n *nfa) determinize(entry int32) (*dfa, error) {
 		if len(off) > maxDFAStates || len(all)+len(set) > maxSubsetTotal {
 			return 0, fmt.Errorf("%w: automaton needs more than %d states", ErrTooComplex, maxDFAStates)
 		}
+		// The subset and its key, its row of the table, and the closures
+		// computed since the last new state (4 bytes per NFA state they
+		// visited).
+		if err := m.charge(1+visited/visitsPerState, 8*len(set)+8*d.ncls+64+4*visited); err != nil {
+			return 0, err
+		}
+		visited = 0
 		i := int32(len(off) - 1)
 		index[string(k)] = i
 		all = append(all, set...)
@@ -457,6 +489,7 @@ func (n *nfa) determinize(entry int32) (*dfa, error) {
 	moved := make([][]int32, d.ncls)
 	byMoved := map[string]int32{}
 	for i := 0; i+1 < len(off); i++ {
+		d.next = growRow(d.next, d.ncls)
 		acc := false
 		for _, s := range closure(all[off[i]:off[i+1]], false, true) {
 			if n.st[s].op == nMatch {
@@ -485,25 +518,44 @@ func (n *nfa) determinize(entry int32) (*dfa, error) {
 				if j, err = addSet(closure(moved[c], false, false)); err != nil {
 					return nil, err
 				}
+				if err := m.charge(0, 4*len(moved[c])+48); err != nil {
+					return nil, err
+				}
 				byMoved[string(key(moved[c]))] = j
 			}
 			d.next = append(d.next, j)
 		}
 	}
-	return d.trim(), nil
+	return d.trim(m)
 }
 
 // trim removes the states that cannot reach an accepting state; nil when the
-// start state is one of them.
-func (d *dfa) trim() *dfa {
+// start state is one of them. It allocates some three times d's table.
+func (d *dfa) trim(m *meter) (*dfa, error) {
 	ns := d.states()
+	// The reverse edges, live, num, order, and the trimmed table.
+	if err := m.charge(0, 8*len(d.next)+14*ns); err != nil {
+		return nil, err
+	}
 	live := make([]bool, ns)
-	// Reverse edges.
-	rev := make([][]int32, ns)
+	// Reverse edges, rev[revOff[t]:revOff[t+1]] the states with an edge
+	// to t.
+	revOff := make([]int32, ns+1)
+	for _, t := range d.next {
+		if t >= 0 {
+			revOff[t+1]++
+		}
+	}
+	for t := 0; t < ns; t++ {
+		revOff[t+1] += revOff[t]
+	}
+	rev := make([]int32, revOff[ns])
+	fill := slices.Clone(revOff[:ns])
 	for s := 0; s < ns; s++ {
 		for c := 0; c < d.ncls; c++ {
 			if t := d.next[s*d.ncls+c]; t >= 0 {
-				rev[t] = append(rev[t], int32(s))
+				rev[fill[t]] = int32(s)
+				fill[t]++
 			}
 		}
 	}
@@ -517,7 +569,7 @@ func (d *dfa) trim() *dfa {
 	for len(stack) > 0 {
 		s := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		for _, p := range rev[s] {
+		for _, p := range rev[revOff[s]:revOff[s+1]] {
 			if !live[p] {
 				live[p] = true
 				stack = append(stack, p)
@@ -525,7 +577,7 @@ func (d *dfa) trim() *dfa {
 		}
 	}
 	if ns == 0 || !live[0] {
-		return nil
+		return nil, nil
 	}
 	// Renumber the live states reachable from the start, in BFS order.
 	num := make([]int32, ns)
@@ -556,7 +608,7 @@ func (d *dfa) trim() *dfa {
 			}
 		}
 	}
-	return out.compactClasses()
+	return out.compactClasses(), nil
 }
 
 // compactClasses merges byte classes whose columns are identical. Columns
@@ -615,6 +667,18 @@ func (d *dfa) compactClasses() *dfa {
 	return out
 }
 
+// growRow makes room in a table for a row of n more entries, doubling its
+// capacity (append grows a large slice by a quarter, which allocates some
+// five times the final table over its growth).
+func growRow(next []int32, n int) []int32 {
+	if len(next)+n <= cap(next) {
+		return next
+	}
+	grown := make([]int32, len(next), max(2*cap(next), len(next)+n, 64))
+	copy(grown, next)
+	return grown
+}
+
 // Product construction.
 
 type productOp uint8
@@ -630,7 +694,7 @@ const (
 // compiled from patterns do: the universal automaton is then a neutral
 // element of opAnd. An automaton over raw bytes (lengthDFA's counter) goes
 // through cross instead.
-func product(a, b *dfa, op productOp) (*dfa, error) {
+func product(m *meter, a, b *dfa, op productOp) (*dfa, error) {
 	switch op {
 	case opAnd:
 		if a == nil || b == nil {
@@ -660,11 +724,11 @@ func product(a, b *dfa, op productOp) (*dfa, error) {
 			return nil, nil
 		}
 	}
-	return cross(a, b, op)
+	return cross(m, a, b, op)
 }
 
 // cross is the product construction itself, without product's shortcuts.
-func cross(a, b *dfa, op productOp) (*dfa, error) {
+func cross(m *meter, a, b *dfa, op productOp) (*dfa, error) {
 	d := &dfa{}
 	type pair struct{ ca, cb uint8 }
 	clsOf := map[pair]uint8{}
@@ -686,10 +750,33 @@ func cross(a, b *dfa, op productOp) (*dfa, error) {
 		d.cls[x] = c
 	}
 	d.ncls = len(reps)
+	// The index of a pair of states (-1 for none on a side): a table when
+	// the pairs are few enough, else a map.
 	type st struct{ a, b int32 }
-	index := map[st]int32{{0, 0}: 0}
+	na, nb := a.states()+1, 1
+	if b != nil {
+		nb = b.states() + 1
+	}
+	var dense []int32
+	var sparse map[st]int32
+	perState := 24 + 8*d.ncls  // its pair, row and acceptance, as they grow
+	stateCost := 1 + d.ncls/32 // a row of many classes takes longer
+	if na*nb <= 1<<14 {
+		if err := m.charge(0, 4*na*nb); err != nil {
+			return nil, err
+		}
+		dense = make([]int32, na*nb)
+		for i := range dense {
+			dense[i] = -1
+		}
+		dense[nb+1] = 0
+	} else {
+		sparse = map[st]int32{{0, 0}: 0}
+		perState += 64
+	}
 	states := []st{{0, 0}}
 	for i := 0; i < len(states); i++ {
+		d.next = growRow(d.next, d.ncls)
 		s := states[i]
 		accA := s.a >= 0 && a.accept[s.a]
 		accB := s.b >= 0 && b != nil && b.accept[s.b]
@@ -722,24 +809,38 @@ func cross(a, b *dfa, op productOp) (*dfa, error) {
 				d.next = append(d.next, -1)
 				continue
 			}
-			j, ok := index[t]
+			var j int32
+			ok := false
+			if dense != nil {
+				j = dense[int(t.a+1)*nb+int(t.b+1)]
+				ok = j >= 0
+			} else {
+				j, ok = sparse[t]
+			}
 			if !ok {
 				if len(states) >= maxDFAStates {
 					return nil, fmt.Errorf("%w: automaton needs more than %d states", ErrTooComplex, maxDFAStates)
 				}
+				if err := m.charge(stateCost, perState); err != nil {
+					return nil, err
+				}
 				j = int32(len(states))
-				index[t] = j
+				if dense != nil {
+					dense[int(t.a+1)*nb+int(t.b+1)] = j
+				} else {
+					sparse[t] = j
+				}
 				states = append(states, t)
 			}
 			d.next = append(d.next, j)
 		}
 	}
-	return d.trim(), nil
+	return d.trim(m)
 }
 
 // universalDFA accepts every valid UTF-8 string.
 var universalDFA = func() *dfa {
-	d, err := anchoredDFA(`(?s).*`)
+	d, err := anchoredDFA(nil, `(?s).*`)
 	if err != nil {
 		panic(err)
 	}
@@ -749,7 +850,7 @@ var universalDFA = func() *dfa {
 
 // lengthDFA accepts the valid UTF-8 strings of min to max code points
 // (max < 0: no upper bound); nil when that is too many states.
-func lengthDFA(min, max int) (*dfa, error) {
+func lengthDFA(m *meter, min, max int) (*dfa, error) {
 	if max >= 0 && min > max {
 		return nil, nil
 	}
@@ -760,26 +861,49 @@ func lengthDFA(min, max int) (*dfa, error) {
 	if top > maxDFAStates/8 {
 		return nil, fmt.Errorf("%w: string length bound %d", ErrTooComplex, top)
 	}
-	// Count code points by their lead bytes; the universal DFA keeps the
-	// bytes valid UTF-8. The counter alone accepts any bytes (a run of
-	// continuation bytes counts as nothing), so it is crossed with the
-	// universal DFA in full: product would return it as it is.
-	d := &dfa{ncls: 2}
-	for b := 0x80; b < 0xC0; b++ {
-		d.cls[b] = 1
+	// The product of the universal automaton (which keeps the bytes valid
+	// UTF-8) with a counter of code points, which counts lead bytes: state
+	// c*nu+s is c code points written and the universal state s. The
+	// universal automaton's classes never mix lead and continuation bytes,
+	// so they are the product's.
+	u := universalDFA
+	nu := u.states()
+	ns := (top + 1) * nu
+	if err := m.charge(ns, ns*(4*u.ncls+1)); err != nil {
+		return nil, err
 	}
+	var reps [256]byte
+	var seen [256]bool
+	for b := 255; b >= 0; b-- {
+		reps[u.cls[b]], seen[u.cls[b]] = byte(b), true
+	}
+	d := &dfa{ncls: u.ncls, cls: u.cls, next: make([]int32, ns*u.ncls), accept: make([]bool, ns)}
 	for c := 0; c <= top; c++ {
-		d.accept = append(d.accept, c >= min)
-		nx := int32(c + 1)
-		if c == top {
-			nx = -1
-			if max < 0 {
-				nx = int32(c)
+		for s := 0; s < nu; s++ {
+			q := c*nu + s
+			d.accept[q] = u.accept[s] && c >= min
+			for k := 0; k < u.ncls; k++ {
+				t := u.step(int32(s), reps[k])
+				nc := c
+				if b := reps[k]; b < 0x80 || b >= 0xC0 {
+					nc++
+				}
+				switch {
+				case !seen[k] || t < 0:
+					t = -1
+				case nc > top && max >= 0:
+					t = -1
+				default:
+					if nc > top {
+						nc = top // unbounded: counts past min are alike
+					}
+					t += int32(nc * nu)
+				}
+				d.next[q*u.ncls+k] = t
 			}
 		}
-		d.next = append(d.next, nx, int32(c))
 	}
-	return cross(universalDFA, d.trim(), opAnd)
+	return d.trim(m)
 }
 
 // liveInRange reports whether some code point in [lo, hi], written in UTF-8
@@ -897,9 +1021,13 @@ outer:
 // a state of another character than its partner's (after the byte E1, a
 // pattern may allow only what the universal automaton allows after E0),
 // which is not found: that state's masks are walked, exactly as before.
-func (d *dfa) univEqStates() []int32 {
+func (d *dfa) univEqStates(m *meter) ([]int32, error) {
 	u := universalDFA
 	ns := d.states()
+	// partner, bad, the queue, the reverse edges and the result.
+	if err := m.charge(0, 17*ns+4*len(d.next)); err != nil {
+		return nil, err
+	}
 	// Representative bytes of the joint classes.
 	var reps []byte
 	seen := map[[2]uint8]bool{}
@@ -970,5 +1098,5 @@ func (d *dfa) univEqStates() []int32 {
 			out[q] = partner[q]
 		}
 	}
-	return out
+	return out, nil
 }

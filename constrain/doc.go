@@ -68,8 +68,24 @@
 // Options.IgnoreFormats treats them as annotations), regexp word boundaries
 // and multi-line anchors, a recursive reference combined with other
 // keywords. Automata past their bounds (20,000 DFA states, lengths
-// and repetitions past 1,000 or so inside patterns) are ErrTooComplex; a
-// schema with no valid instance is ErrEmpty.
+// and repetitions past 1,000 or so inside patterns), subschemas nested more
+// than 512 deep (references followed) and schemas whose compilation passes
+// its Budget are ErrTooComplex; a schema with no valid instance is
+// ErrEmpty.
+//
+// # Compile cost
+//
+// Compiling is bounded by a Budget: the automaton states built (those
+// thrown away included) and the bytes allocated for tables and nodes,
+// counted as they grow, with the other work (decoding the schema's text,
+// compiling a subschema, a closure of the subset construction, telling two
+// oneOf branches apart) charged in proportion to its time. The default
+// limits, 262,144 states and 32 MiB, keep any schema, whatever its text,
+// within about 100 ms of CPU and 64 MiB of allocations
+// (BenchmarkCompileProbes); the costliest MaskBench schema needs half of
+// them. A schema is refused as soon as the budget is spent, naming the
+// subschema being compiled. Options.Budget shares one among the schemas of
+// a request; CompileJSONSchemaContext stops when its context is done.
 //
 // # How masks are computed
 //

@@ -5,14 +5,16 @@ import (
 	"fmt"
 )
 
-// Sentinel errors. Every error this package returns wraps one of them.
+// Sentinel errors. Every error this package returns wraps one of them,
+// but for the context's error from CompileJSONSchemaContext.
 var (
 	// ErrUnsupported: a schema keyword or value this package cannot enforce
 	// exactly. The schema is refused rather than loosened.
 	ErrUnsupported = errors.New("unsupported schema feature")
 	// ErrInvalidSchema: the schema is not valid JSON or not a JSON Schema.
 	ErrInvalidSchema = errors.New("invalid schema")
-	// ErrTooComplex: an automaton the schema needs passes the size bounds.
+	// ErrTooComplex: an automaton the schema needs passes the size bounds,
+	// its subschemas nest too deep, or compiling it passes its Budget.
 	ErrTooComplex = errors.New("schema too complex")
 	// ErrEmpty: the schema has no valid instance at all.
 	ErrEmpty = errors.New("schema has no valid instance")

@@ -47,7 +47,7 @@ var assertedFormats = map[string]bool{
 
 func (c *compiler) formatDFA(ptr, name string) (*dfa, error) {
 	if re, ok := formatRegexps[name]; ok {
-		d, err := anchoredDFA(re)
+		d, err := anchoredDFA(c.m, re)
 		if err != nil {
 			return nil, &SchemaError{Pointer: ptr, Err: fmt.Errorf("format %q: %w", name, err)}
 		}

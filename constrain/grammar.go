@@ -25,9 +25,11 @@ type node struct {
 	// references) and so could not be merged in: each is followed apart.
 	alts []*node
 
-	nonempty bool  // some finite value matches
-	filling  bool  // being compiled (a $ref cycle reached it)
-	fwd      *node // this node is that one (a reference resolved late)
+	nonempty bool   // some finite value matches
+	filling  bool   // being compiled (a $ref cycle reached it)
+	fwd      *node  // this node is that one (a reference resolved late)
+	ptr      string // the subschema it was made for, to name it
+	id       int32  // its index in the compiler's nodes
 }
 
 func (n *node) deref() *node {
@@ -67,8 +69,7 @@ func (c *compiler) anyNode() *node {
 		n.num = c.numberDFA
 		c.any = n
 		n.objs = []*objSpec{c.newObj(nil, nil, n, 0, -1)}
-		n.arrs = []*arrSpec{{items: n, maxItems: -1}}
-		c.arrs = append(c.arrs, n.arrs[0])
+		n.arrs = []*arrSpec{c.newArr(&arrSpec{items: n, maxItems: -1})}
 	}
 	return c.any
 }
@@ -90,6 +91,8 @@ type objSpec struct {
 	// not known nonempty yet (-1: the object is empty whatever they are),
 	// and the properties whose node is.
 	pendReq, avail int
+	ptr            string // the subschema it was made for, to name it
+	id             int32  // its index in the compiler's objects
 }
 
 type arrSpec struct {
@@ -98,7 +101,8 @@ type arrSpec struct {
 	minItems int
 	maxItems int // -1: unbounded
 	nonempty bool
-	pend     int // for the emptiness analysis: items needed not known nonempty yet (-1: never)
+	pend     int   // for the emptiness analysis: items needed not known nonempty yet (-1: never)
+	id       int32 // its index in the compiler's arrays
 }
 
 func (a *arrSpec) item(i int) *node {
@@ -216,8 +220,10 @@ type keyDFA struct {
 	addl   bool    // other keys can be reached
 }
 
+// newObj makes an object spec, charged as newNode is.
 func (c *compiler) newObj(names []string, props []*node, addl *node, minProps, maxProps int) *objSpec {
-	o := &objSpec{names: names, props: props, addl: addl, minProps: minProps, maxProps: maxProps}
+	c.m.charge(0, objCost+40*len(names))
+	o := &objSpec{names: names, props: props, addl: addl, minProps: minProps, maxProps: maxProps, ptr: c.m.atOrRoot(), id: int32(len(c.objs))}
 	c.objs = append(c.objs, o)
 	return o
 }
@@ -227,7 +233,7 @@ func (c *compiler) newObj(names []string, props []*node, addl *node, minProps, m
 // classes of its own (each byte some name holds, and the universal
 // automaton's classes for the others), so that its table has a column per
 // class rather than per byte.
-func buildKeys(o *objSpec) *keyDFA {
+func buildKeys(m *meter, o *objSpec) (*keyDFA, error) {
 	u := universalDFA
 	addl := o.addl != nil
 	// The trie: node 0 is the root; an edge goes from parent to child on b.
@@ -246,6 +252,10 @@ func buildKeys(o *objSpec) *keyDFA {
 			common++
 		}
 		path = path[:common+1]
+		// The new trie nodes: their edge and their entries in k.
+		if err := m.charge(len(nm)-common, 32*(len(nm)-common)); err != nil {
+			return nil, err
+		}
 		for i := 0; i < len(nm); i++ {
 			if i >= common {
 				parent := path[i]
@@ -293,6 +303,11 @@ func buildKeys(o *objSpec) *keyDFA {
 	if addl {
 		total += nu
 	}
+	// The table and compactClasses' copy; the universal automaton's
+	// states are new ones, the trie's were charged as they were made.
+	if err := m.charge(total-nt, 4*total*full.ncls+2*total); err != nil {
+		return nil, err
+	}
 	full.next = make([]int32, total*full.ncls)
 	full.accept = make([]bool, total)
 	for t := 0; t < nt; t++ {
@@ -326,7 +341,12 @@ func buildKeys(o *objSpec) *keyDFA {
 		}
 	}
 	k.d = full.compactClasses()
-	return k
+	if k.d != full {
+		if err := m.charge(0, 4*len(k.d.next)); err != nil {
+			return nil, err
+		}
+	}
+	return k, nil
 }
 
 // bytes estimates the memory k holds.

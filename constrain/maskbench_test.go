@@ -105,3 +105,39 @@ func TestMaskbenchDifferential(t *testing.T) {
 		t.Errorf("%d of %d valid instances refused: above 1%%", narrowed, instances)
 	}
 }
+
+// TestMaskbenchCompiles compiles every MaskBench schema with the default
+// Budget: as many compile as before there was one (9,074; the others use
+// features not done here, pass an automaton's own bound, or have no valid
+// instance), and the costliest of them needs at most 60% of either limit,
+// so that the limits leave room.
+func TestMaskbenchCompiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles all 11,305 schemas")
+	}
+	entries := loadBench(t, 1)
+	enc := testEncoding(t)
+	compiled, maxStates, maxBytes := 0, 0, 0
+	var costliest [2]string
+	for _, e := range entries {
+		b := &Budget{}
+		if _, err := CompileJSONSchema(enc, e.Schema, &Options{Budget: b}); err != nil {
+			continue
+		}
+		compiled++
+		s, by := b.Spent()
+		if s > maxStates {
+			maxStates, costliest[0] = s, e.Name
+		}
+		if by > maxBytes {
+			maxBytes, costliest[1] = by, e.Name
+		}
+	}
+	t.Logf("%d of %d schemas compile; the costliest spend %d states (%s) and %d bytes (%s)", compiled, len(entries), maxStates, costliest[0], maxBytes, costliest[1])
+	if len(entries) == 11305 && compiled < 9074 {
+		t.Errorf("%d schemas compile, fewer than the 9,074 that compiled before the budget", compiled)
+	}
+	if maxStates*10 > DefaultMaxStates*6 || maxBytes*10 > DefaultMaxBytes*6 {
+		t.Errorf("a schema spends %d states or %d bytes: more than 60%% of the default budget", maxStates, maxBytes)
+	}
+}

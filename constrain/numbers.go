@@ -17,6 +17,18 @@ const (
 	reInteger = `-?(?:0|[1-9][0-9]*)`
 )
 
+// numberDFA and intDFA are the automata of every number and every integer,
+// built once.
+var numberDFA, intDFA = mustDFA(reNumber), mustDFA(reInteger)
+
+func mustDFA(re string) *dfa {
+	d, err := anchoredDFA(nil, re)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
 // numberIsNumeric reports whether b may be part of a number's text.
 func numberByte(b byte) bool {
 	return b >= '0' && b <= '9' || b == '-' || b == '+' || b == '.' || b == 'e' || b == 'E'

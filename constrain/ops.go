@@ -12,15 +12,15 @@ import (
 
 // strDFA returns the string automaton of n with its counted length bounds
 // folded in.
-func strDFA(n *node) (*dfa, error) {
+func (c *compiler) strDFA(n *node) (*dfa, error) {
 	if n.str == nil || !n.strCount {
 		return n.str, nil
 	}
-	ld, err := lengthDFA(n.strMin, n.strMax)
+	ld, err := c.lengthDFA(n.strMin, n.strMax)
 	if err != nil {
 		return nil, err
 	}
-	return product(n.str, ld, opAnd)
+	return product(c.m, n.str, ld, opAnd)
 }
 
 func (c *compiler) intersect(ptr string, a, b *node) (*node, error) {
@@ -58,19 +58,19 @@ func (c *compiler) intersect(ptr string, a, b *node) (*node, error) {
 			r.str = nil
 		}
 	default:
-		sa, err := strDFA(a)
+		sa, err := c.strDFA(a)
 		if err != nil {
 			return nil, unsupported(ptr, "string constraints combined: %v", err)
 		}
-		sb, err := strDFA(b)
+		sb, err := c.strDFA(b)
 		if err != nil {
 			return nil, unsupported(ptr, "string constraints combined: %v", err)
 		}
-		if r.str, err = product(sa, sb, opAnd); err != nil {
+		if r.str, err = product(c.m, sa, sb, opAnd); err != nil {
 			return nil, &SchemaError{Pointer: ptr, Err: err}
 		}
 	}
-	if r.num, err = product(a.num, b.num, opAnd); err != nil {
+	if r.num, err = product(c.m, a.num, b.num, opAnd); err != nil {
 		return nil, &SchemaError{Pointer: ptr, Err: err}
 	}
 	for _, oa := range a.objs {
@@ -167,7 +167,7 @@ func (c *compiler) mergeArr(ptr string, a, b *arrSpec) (*arrSpec, error) {
 	if x.maxItems < 0 || (b.maxItems >= 0 && b.maxItems < x.maxItems) {
 		x.maxItems = b.maxItems
 	}
-	c.arrs = append(c.arrs, x)
+	c.newArr(x)
 	for i := 0; i < max(len(a.prefix), len(b.prefix)); i++ {
 		ia, ib := a.item(i), b.item(i)
 		if ia == nil || ib == nil {
@@ -235,19 +235,19 @@ func (c *compiler) union(ptr, kw string, alts []*node) (*node, error) {
 		r.str, r.strCount, r.strMin, r.strMax = strNode.str, strNode.strCount, strNode.strMin, strNode.strMax
 	} else if len(strs) > 1 {
 		for i := range strs {
-			d, err := strDFA(alts[strs[i].branch].deref())
+			d, err := c.strDFA(alts[strs[i].branch].deref())
 			if err != nil {
 				return nil, &SchemaError{Pointer: ptrJoin(kptr, strconv.Itoa(strs[i].branch)), Err: fmt.Errorf("strings of several branches: %w", err)}
 			}
 			strs[i].d = d
 		}
 		var err error
-		if r.str, err = unionDFAs(kptr, strs); err != nil {
+		if r.str, err = c.unionDFAs(kptr, strs); err != nil {
 			return nil, err
 		}
 	}
 	var err error
-	if r.num, err = unionDFAs(kptr, nums); err != nil {
+	if r.num, err = c.unionDFAs(kptr, nums); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -261,14 +261,16 @@ type branchDFA struct {
 
 // unionDFAs merges the automata of the branches of the keyword at kptr
 // pairwise in rounds; a merge that fails names the last branch it covers.
-func unionDFAs(kptr string, ds []branchDFA) (*dfa, error) {
+func (c *compiler) unionDFAs(kptr string, ds []branchDFA) (*dfa, error) {
 	if len(ds) == 0 {
 		return nil, nil
 	}
+	defer func(at string) { c.m.at = at }(c.m.at)
 	for len(ds) > 1 {
 		next := ds[:0:0]
 		for i := 0; i+1 < len(ds); i += 2 {
-			u, err := product(ds[i].d, ds[i+1].d, opOr)
+			c.m.at = ptrJoin(kptr, strconv.Itoa(ds[i+1].branch))
+			u, err := product(c.m, ds[i].d, ds[i+1].d, opOr)
 			if err != nil {
 				return nil, &SchemaError{Pointer: ptrJoin(kptr, strconv.Itoa(ds[i+1].branch)), Err: err}
 			}
@@ -292,10 +294,13 @@ func (c *compiler) disjoint(a, b *node, depth int) bool {
 	if a.null && b.null || a.tru && b.tru || a.fal && b.fal {
 		return false
 	}
-	if a.str != nil && b.str != nil && overlap(strLang(a), strLang(b)) {
+	if c.m.charge(1, 0) != nil {
+		return false // the budget is spent; the caller's error gives way to it
+	}
+	if a.str != nil && b.str != nil && c.overlap(strLang(a), strLang(b)) {
 		return false
 	}
-	if a.num != nil && b.num != nil && overlap(lang{d: a.num, max: -1}, lang{d: b.num, max: -1}) {
+	if a.num != nil && b.num != nil && c.overlap(lang{d: a.num, max: -1}, lang{d: b.num, max: -1}) {
 		return false
 	}
 	for _, oa := range a.objs {
@@ -342,8 +347,10 @@ const maxCounted = maxDFAStates / 8
 // so that telling two branches of a oneOf apart costs at most the product's
 // size, and usually much less. Both automata accept only valid UTF-8, so
 // that code points are counted by their lead bytes. A length bound above
-// maxCounted is not searched: the languages may overlap.
-func overlap(x, y lang) bool {
+// maxCounted is not searched: the languages may overlap. Each state
+// visited is charged to the budget; once it is spent, the languages may
+// overlap too.
+func (c *compiler) overlap(x, y lang) bool {
 	if x.d == nil || y.d == nil {
 		return false
 	}
@@ -374,39 +381,70 @@ func overlap(x, y lang) bool {
 	// Byte classes of the product, a continuation byte apart from a lead
 	// byte when code points are counted.
 	var reps []byte
-	seen := map[[3]uint8]bool{}
+	nx, ny := x.d.ncls, y.d.ncls
+	seen := make([]bool, 2*nx*ny)
 	for b := 0; b < 256; b++ {
-		k := [3]uint8{x.d.cls[b], y.d.cls[b], 0}
+		k := 2 * (int(x.d.cls[b])*ny + int(y.d.cls[b]))
 		if counted && b >= 0x80 && b < 0xC0 {
-			k[2] = 1
+			k++
 		}
 		if !seen[k] {
 			seen[k] = true
 			reps = append(reps, byte(b))
 		}
 	}
+	// The visited states: a table when there are few enough, else a map.
 	type state struct{ a, b, k int32 }
-	visited := map[state]bool{{0, 0, 0}: true}
-	stack := []state{{0, 0, 0}}
+	na, nb, nk := x.d.states(), y.d.states(), top+1
+	var dense []bool
+	var sparse map[state]bool
+	if na*nb*nk <= 1<<16 {
+		dense = make([]bool, na*nb*nk)
+	} else {
+		sparse = map[state]bool{}
+	}
+	// mark reports whether t was not visited yet, and marks it.
+	mark := func(t state) bool {
+		if dense != nil {
+			i := (int(t.a)*nb+int(t.b))*nk + int(t.k)
+			if dense[i] {
+				return false
+			}
+			dense[i] = true
+			return true
+		}
+		if sparse[t] {
+			return false
+		}
+		sparse[t] = true
+		return true
+	}
+	if c.m.charge(1, 32+2*nx*ny+len(dense)) != nil {
+		return true
+	}
+	mark(state{})
+	stack := []state{{}}
 	for len(stack) > 0 {
 		s := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		if x.d.accept[s.a] && y.d.accept[s.b] && int(s.k) >= lo {
 			return true
 		}
-		for _, c := range reps {
-			t := state{x.d.step(s.a, c), y.d.step(s.b, c), s.k}
+		for _, r := range reps {
+			t := state{x.d.step(s.a, r), y.d.step(s.b, r), s.k}
 			if t.a < 0 || t.b < 0 {
 				continue
 			}
-			if counted && (c < 0x80 || c >= 0xC0) {
+			if counted && (r < 0x80 || r >= 0xC0) {
 				if hi >= 0 && int(t.k) == hi {
 					continue
 				}
 				t.k = min(t.k+1, int32(top))
 			}
-			if !visited[t] {
-				visited[t] = true
+			if mark(t) {
+				if c.m.charge(1, 16) != nil {
+					return true
+				}
 				stack = append(stack, t)
 			}
 		}
@@ -461,12 +499,16 @@ func (c *compiler) disjointArr(a, b *arrSpec, depth int) bool {
 // analyze computes which nodes, objects and arrays have a finite valid
 // value (a least fixpoint), and finishes the objects: key automata and the
 // sets of names whose value can never be written.
-func (c *compiler) analyze() {
+func (c *compiler) analyze() error {
 	c.resolveForwards()
 	c.nonempty()
 	for _, n := range c.nodes {
 		if d := n.str; d != nil && d.ueq == nil && !d.universal {
-			d.ueq = d.univEqStates()
+			c.m.at = n.ptr
+			var err error
+			if d.ueq, err = d.univEqStates(c.m); err != nil {
+				return err
+			}
 		}
 	}
 	for _, o := range c.objs {
@@ -482,9 +524,14 @@ func (c *compiler) analyze() {
 				o.empty.add(i)
 			}
 		}
-		o.keys = buildKeys(o)
+		c.m.at = o.ptr
+		var err error
+		if o.keys, err = buildKeys(c.m, o); err != nil {
+			return err
+		}
 		c.dfaBytes += o.keys.bytes()
 	}
+	return nil
 }
 
 // nonempty computes the least fixpoint of "has a finite valid value" with
@@ -500,9 +547,9 @@ func (c *compiler) nonempty() {
 		n    *node
 		slot int
 	}
-	waiting := map[*node][]waiter{}
-	objOf := map[*objSpec][]*node{}
-	arrOf := map[*arrSpec][]*node{}
+	waiting := make([][]waiter, len(c.nodes)) // by node id
+	objOf := make([][]*node, len(c.objs))     // the nodes that allow an object, by its id
+	arrOf := make([][]*node, len(c.arrs))
 	var nodes []*node
 	var objs []*objSpec
 	var arrs []*arrSpec
@@ -533,13 +580,13 @@ func (c *compiler) nonempty() {
 			continue
 		}
 		for i, p := range o.props {
-			waiting[p] = append(waiting[p], waiter{obj: o, slot: i})
+			waiting[p.id] = append(waiting[p.id], waiter{obj: o, slot: i})
 			if o.req.has(i) {
 				o.pendReq++
 			}
 		}
 		if o.addl != nil {
-			waiting[o.addl] = append(waiting[o.addl], waiter{obj: o, slot: -1})
+			waiting[o.addl.id] = append(waiting[o.addl.id], waiter{obj: o, slot: -1})
 		}
 		if objReady(o) {
 			setObj(o)
@@ -555,7 +602,7 @@ func (c *compiler) nonempty() {
 				a.pend = -1 // never
 				break
 			}
-			waiting[it] = append(waiting[it], waiter{arr: a})
+			waiting[it.id] = append(waiting[it.id], waiter{arr: a})
 			a.pend++
 			if i >= len(a.prefix) {
 				break // the rest are all a.items
@@ -567,13 +614,13 @@ func (c *compiler) nonempty() {
 	}
 	for _, n := range c.nodes {
 		for _, a := range n.alts {
-			waiting[a] = append(waiting[a], waiter{n: n})
+			waiting[a.id] = append(waiting[a.id], waiter{n: n})
 		}
 		for _, o := range n.objs {
-			objOf[o] = append(objOf[o], n)
+			objOf[o.id] = append(objOf[o.id], n)
 		}
 		for _, a := range n.arrs {
-			arrOf[a] = append(arrOf[a], n)
+			arrOf[a.id] = append(arrOf[a.id], n)
 		}
 		if n.null || n.tru || n.fal || n.str != nil || n.num != nil {
 			setNode(n)
@@ -584,19 +631,19 @@ func (c *compiler) nonempty() {
 		case len(objs) > 0:
 			o := objs[len(objs)-1]
 			objs = objs[:len(objs)-1]
-			for _, n := range objOf[o] {
+			for _, n := range objOf[o.id] {
 				setNode(n)
 			}
 		case len(arrs) > 0:
 			a := arrs[len(arrs)-1]
 			arrs = arrs[:len(arrs)-1]
-			for _, n := range arrOf[a] {
+			for _, n := range arrOf[a.id] {
 				setNode(n)
 			}
 		default:
 			n := nodes[len(nodes)-1]
 			nodes = nodes[:len(nodes)-1]
-			for _, w := range waiting[n] {
+			for _, w := range waiting[n.id] {
 				switch {
 				case w.obj != nil && w.obj.pendReq >= 0:
 					if w.slot >= 0 {

@@ -1,6 +1,7 @@
 package constrain
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -12,7 +13,7 @@ import (
 func TestOverlapMatchesProduct(t *testing.T) {
 	var nodes []*node
 	var names []string
-	c := &compiler{opts: Options{}, byPtr: map[string]*node{}, inter: map[[2]*node]*node{}}
+	c := newCompiler(context.Background(), &Options{}, &Budget{})
 	for _, s := range []string{
 		`{"type":"string"}`, `{"type":"string","maxLength":3}`, `{"type":"string","minLength":4}`,
 		`{"type":"string","minLength":2,"maxLength":2}`, `{"type":"string","minLength":3,"maxLength":5}`,
@@ -33,16 +34,16 @@ func TestOverlapMatchesProduct(t *testing.T) {
 	}
 	for i, a := range nodes {
 		for j, b := range nodes {
-			sa, err1 := strDFA(a)
-			sb, err2 := strDFA(b)
+			sa, err1 := c.strDFA(a)
+			sb, err2 := c.strDFA(b)
 			if err1 != nil || err2 != nil {
 				t.Fatal(err1, err2)
 			}
-			p, err := product(sa, sb, opAnd)
+			p, err := product(nil, sa, sb, opAnd)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := overlap(strLang(a), strLang(b)), p != nil; got != want {
+			if got, want := c.overlap(strLang(a), strLang(b)), p != nil; got != want {
 				t.Errorf("%s and %s: overlap %v, product %v", names[i], names[j], got, want)
 			}
 		}
@@ -64,7 +65,7 @@ func TestLiteralsDFA(t *testing.T) {
 			strs = append(strs, b.String())
 		}
 		strs = dedup(strs)
-		got, err := literalsDFA(strs)
+		got, err := literalsDFA(nil, strs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -77,7 +78,7 @@ func TestLiteralsDFA(t *testing.T) {
 				fmt.Fprintf(&re, `\x{%x}`, r)
 			}
 		}
-		want, err := anchoredDFA(re.String())
+		want, err := anchoredDFA(nil, re.String())
 		if len(strs) == 0 {
 			want, err = nil, nil
 		}
@@ -91,7 +92,7 @@ func TestLiteralsDFA(t *testing.T) {
 			continue
 		}
 		for _, op := range []productOp{opAndNot, opAndNot} {
-			if x, _ := product(got, want, op); x != nil {
+			if x, _ := product(nil, got, want, op); x != nil {
 				t.Fatalf("%q: the trie accepts more", strs)
 			}
 			got, want = want, got
@@ -156,7 +157,7 @@ func univEqByRefinement(d *dfa) []int32 {
 // of patterns, formats, enums and lengths.
 func TestUnivEqStates(t *testing.T) {
 	canon := univEqByRefinement(universalDFA)
-	c := &compiler{byPtr: map[string]*node{}, inter: map[[2]*node]*node{}}
+	c := newCompiler(context.Background(), &Options{}, &Budget{})
 	for _, s := range []string{
 		`{"pattern":"a"}`, `{"pattern":"^a"}`, `{"pattern":"é$"}`, `{"pattern":"^[\\x{1800}-\\x{1FFF}]"}`,
 		`{"pattern":"[0-9]{3}-"}`, `{"format":"date"}`, `{"enum":["a","ab","é"]}`, `{"pattern":"^x","maxLength":4}`,
@@ -170,11 +171,15 @@ func TestUnivEqStates(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}
-		d, err := strDFA(n)
+		d, err := c.strDFA(n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, want := d.univEqStates(), univEqByRefinement(d)
+		got, err := d.univEqStates(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := univEqByRefinement(d)
 		found := 0
 		for q := range got {
 			if got[q] >= 0 {
@@ -192,5 +197,64 @@ func TestUnivEqStates(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d states, %d like the universal automaton's", s, len(got), found)
+	}
+}
+
+// TestLengthDFA: lengthDFA is the product of the universal automaton with
+// a counter of lead bytes, built here with cross.
+func TestLengthDFA(t *testing.T) {
+	u := universalDFA
+	for b := 0; b < 256; b++ {
+		cont := b >= 0x80 && b < 0xC0
+		for b2 := 0; b2 < 256; b2++ {
+			if u.cls[b] == u.cls[b2] && cont != (b2 >= 0x80 && b2 < 0xC0) {
+				t.Fatalf("bytes %#x and %#x share a class of the universal automaton", b, b2)
+			}
+		}
+	}
+	for _, r := range [][2]int{{0, 0}, {0, 1}, {1, 1}, {0, 5}, {3, 7}, {2, -1}, {0, -1}, {40, 40}, {5, 3}} {
+		lo, hi := r[0], r[1]
+		got, err := lengthDFA(nil, lo, hi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		top := lo
+		if hi >= 0 {
+			top = hi
+		}
+		counter := &dfa{ncls: 2}
+		for b := 0x80; b < 0xC0; b++ {
+			counter.cls[b] = 1
+		}
+		for c := 0; c <= top; c++ {
+			counter.accept = append(counter.accept, c >= lo)
+			nx := int32(c + 1)
+			if c == top {
+				nx = -1
+				if hi < 0 {
+					nx = int32(c)
+				}
+			}
+			counter.next = append(counter.next, nx, int32(c))
+		}
+		want, _ := cross(nil, u, counter, opAnd)
+		if hi >= 0 && lo > hi {
+			want = nil
+		}
+		if (got == nil) != (want == nil) {
+			t.Fatalf("%v: nil %v, want nil %v", r, got == nil, want == nil)
+		}
+		if got == nil {
+			continue
+		}
+		if got.states() != want.states() {
+			t.Errorf("%v: %d states, want %d", r, got.states(), want.states())
+		}
+		for _, op := range []productOp{opAndNot, opAndNot} {
+			if x, _ := cross(nil, got, want, op); x != nil {
+				t.Fatalf("%v: the languages differ", r)
+			}
+			got, want = want, got
+		}
 	}
 }

@@ -1,0 +1,239 @@
+package constrain
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// spentRefusal compiles schema with budget b and checks that it is refused
+// by the budget: a *SchemaError wrapping ErrTooComplex at a pointer with
+// prefix want, spent just past one of the limits (refused as it ran out,
+// not after the work).
+func spentRefusal(t *testing.T, name, schema string, b *Budget, want string) *SchemaError {
+	return spentRefusalText(t, name, schema, b, want, false)
+}
+
+// spentRefusalText is spentRefusal; with text, the schema's text alone
+// passes the budget, refused before it is decoded whatever its size.
+func spentRefusalText(t *testing.T, name, schema string, b *Budget, want string, text bool) *SchemaError {
+	t.Helper()
+	_, err := CompileJSONSchema(testEncoding(t), []byte(schema), &Options{Budget: b})
+	var se *SchemaError
+	if !errors.As(err, &se) || !errors.Is(err, ErrTooComplex) {
+		t.Fatalf("%s: got %v, want a *SchemaError wrapping ErrTooComplex", name, err)
+	}
+	if !strings.HasPrefix(se.Pointer, want) {
+		t.Errorf("%s: refused at %q, want a pointer starting %q", name, se.Pointer, want)
+	}
+	states, bytes := b.Spent()
+	maxS, maxB := cmpOr(b.MaxStates, DefaultMaxStates), cmpOr(b.MaxBytes, DefaultMaxBytes)
+	if states <= maxS && bytes <= maxB {
+		t.Errorf("%s: refused with %d states and %d bytes spent, within the budget", name, states, bytes)
+	}
+	// One charge passes the limit: a subset, a table, a schema's text.
+	if !text && (states > maxS+maxS/4 || bytes > maxB+maxB/2) {
+		t.Errorf("%s: %d states and %d bytes spent for a budget of %d and %d: refused late", name, states, bytes, maxS, maxB)
+	}
+	return se
+}
+
+func cmpOr(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
+// TestBudgetRefusesProbes: each probe that costs more than the default
+// budget is refused by it, early (at a branch well before its last) and
+// naming where it ran out; the others compile within it.
+func TestBudgetRefusesProbes(t *testing.T) {
+	for _, tc := range []struct {
+		name, schema string
+		want         string // pointer prefix of the refusal; "" with compiles
+		before       int    // the branch where it ran out is below this
+		compiles     bool
+		text         bool // refused for its text alone
+	}{
+		{name: "anyOf-5000-patterns", schema: anyOfPatterns(5000), want: "/anyOf/", before: 2500},
+		{name: "anyOf-200000-patterns", schema: anyOfPatterns(200000), want: "", text: true},
+		{name: "enum-100000", schema: enumStrings(100000), want: "/enum"},
+		{name: "oneOf-consts-3000", schema: oneOfConsts(3000), want: "/oneOf/", before: 1500},
+		{name: "anyOf-lengths-2000", schema: anyOfLengths(2000), want: "/anyOf/", before: 1000},
+		{name: "required-50000", schema: requiredNames(50000), compiles: true},
+		{name: "object-16000", schema: wideObject(16000), compiles: true},
+	} {
+		b := &Budget{}
+		if tc.compiles {
+			if _, err := CompileJSONSchema(testEncoding(t), []byte(tc.schema), &Options{Budget: b}); err != nil {
+				t.Errorf("%s: %v", tc.name, err)
+			}
+			continue
+		}
+		se := spentRefusalText(t, tc.name, tc.schema, b, tc.want, tc.text)
+		if tc.before > 0 {
+			rest := strings.TrimPrefix(se.Pointer, tc.want)
+			i, err := strconv.Atoi(strings.SplitN(rest, "/", 2)[0])
+			if err != nil || i >= tc.before {
+				t.Errorf("%s: refused at %q, not before branch %d", tc.name, se.Pointer, tc.before)
+			}
+		}
+	}
+}
+
+// TestBudgetDepth: subschemas nested past maxDepth are refused where they
+// pass it, however the nesting is written.
+func TestBudgetDepth(t *testing.T) {
+	for name, tc := range map[string]struct{ schema, want string }{
+		"items": {nestedItems(maxDepth + 10), strings.Repeat("/items", maxDepth)},
+		"$ref":  {refChain(maxDepth), "/$defs/d255/items"},
+	} {
+		_, err := CompileJSONSchema(testEncoding(t), []byte(tc.schema), nil)
+		var se *SchemaError
+		if !errors.As(err, &se) || !errors.Is(err, ErrTooComplex) || se.Pointer != tc.want {
+			t.Errorf("%s: got %v, want ErrTooComplex at %q", name, err, tc.want)
+		}
+	}
+	if _, err := CompileJSONSchema(testEncoding(t), []byte(nestedItems(maxDepth-1)), nil); err != nil {
+		t.Errorf("items %d deep: %v", maxDepth-1, err)
+	}
+}
+
+// TestBudgetNamesSubschema: a small budget runs out in the subschema that
+// needs it, and the same Budget refuses the next schema at once.
+func TestBudgetNamesSubschema(t *testing.T) {
+	const schema = `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string","pattern":"^[a-z]{1,40}@[a-z]{1,40}\\.(com|org|net)$"}}}`
+	free := &Budget{}
+	if _, err := CompileJSONSchema(testEncoding(t), []byte(schema), &Options{Budget: free}); err != nil {
+		t.Fatal(err)
+	}
+	states, bytes := free.Spent()
+	if states == 0 || bytes == 0 {
+		t.Fatalf("spent %d states and %d bytes", states, bytes)
+	}
+	b := &Budget{MaxStates: states / 2}
+	spentRefusal(t, "half the states", schema, b, "/properties/b/pattern")
+	s0, b0 := b.Spent()
+	spentRefusal(t, "spent budget", `{}`, b, "")
+	if s1, b1 := b.Spent(); s1 > s0+s0/8 || b1 > b0+b0/8 {
+		t.Errorf("a spent budget went on: %d, %d states; %d, %d bytes", s0, s1, b0, b1)
+	}
+	spentRefusal(t, "half the bytes", schema, &Budget{MaxBytes: bytes / 2}, "/properties/b")
+}
+
+// TestBudgetShared: one Budget charged by several compilations is the sum
+// of what each costs alone.
+func TestBudgetShared(t *testing.T) {
+	schema := []byte(wideObject(50))
+	alone := &Budget{}
+	if _, err := CompileJSONSchema(testEncoding(t), schema, &Options{Budget: alone}); err != nil {
+		t.Fatal(err)
+	}
+	s1, b1 := alone.Spent()
+	shared := &Budget{MaxStates: 5*s1 + s1/2}
+	n := 0
+	for ; n < 10; n++ {
+		if _, err := CompileJSONSchema(testEncoding(t), schema, &Options{Budget: shared}); err != nil {
+			if !errors.Is(err, ErrTooComplex) {
+				t.Fatal(err)
+			}
+			break
+		}
+		if s, b := shared.Spent(); s != (n+1)*s1 || b != (n+1)*b1 {
+			t.Fatalf("after %d: spent %d states and %d bytes, want %d and %d", n+1, s, b, (n+1)*s1, (n+1)*b1)
+		}
+	}
+	if n != 5 {
+		t.Errorf("%d compilations within a budget of five and a half", n)
+	}
+}
+
+// countdown is a context whose Err is Canceled from its n-th call on: it
+// tells how often compiling looks at its context, without a clock.
+type countdown struct {
+	context.Context
+	n     int64
+	calls atomic.Int64
+}
+
+func (c *countdown) Err() error {
+	if c.calls.Add(1) >= c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestCompileContext: compiling stops when its context is done, before it
+// starts and in its long loops, with the context's error (not a
+// *SchemaError).
+func TestCompileContext(t *testing.T) {
+	enc := testEncoding(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := CompileJSONSchemaContext(ctx, enc, []byte(`{}`), nil)
+	var se *SchemaError
+	if !errors.Is(err, context.Canceled) || errors.As(err, &se) {
+		t.Errorf("canceled before: %v", err)
+	}
+	// anyOfPatterns builds hundreds of thousands of states: the context is
+	// looked at many times, and the compilation stops at the tenth.
+	big := &Budget{MaxStates: 1 << 30, MaxBytes: 1 << 40}
+	cd := &countdown{Context: context.Background(), n: 10}
+	_, err = CompileJSONSchemaContext(cd, enc, []byte(anyOfPatterns(2000)), &Options{Budget: big})
+	if !errors.Is(err, context.Canceled) || errors.As(err, &se) {
+		t.Errorf("canceled during: %v", err)
+	}
+	if got := cd.calls.Load(); got != 10 {
+		t.Errorf("Err called %d times, want 10 (it stops at the first Canceled)", got)
+	}
+	states, _ := big.Spent()
+	free := &Budget{MaxStates: 1 << 30, MaxBytes: 1 << 40}
+	if _, err := CompileJSONSchemaContext(context.Background(), enc, []byte(anyOfPatterns(2000)), &Options{Budget: free}); err != nil {
+		t.Fatal(err)
+	}
+	if all, _ := free.Spent(); states >= all/2 {
+		t.Errorf("stopped after %d states of %d", states, all)
+	}
+}
+
+// TestWideObjectLinear: compiling an object of 4n properties costs at most
+// about four times what n cost, in states and bytes charged and in bytes
+// allocated (the seenSet copies once made it n^2).
+func TestWideObjectLinear(t *testing.T) {
+	enc := testEncoding(t)
+	compile(t, `{}`, nil)
+	cost := func(n int) (states, charged int, alloc uint64) {
+		schema := []byte(wideObject(n))
+		b := &Budget{}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		before := ms.TotalAlloc
+		if _, err := CompileJSONSchema(enc, schema, &Options{Budget: b}); err != nil {
+			t.Fatal(err)
+		}
+		runtime.ReadMemStats(&ms)
+		states, charged = b.Spent()
+		return states, charged, ms.TotalAlloc - before
+	}
+	s1, c1, a1 := cost(4000)
+	s4, c4, a4 := cost(16000)
+	for _, r := range []struct {
+		what   string
+		n, n4  float64
+		within float64
+	}{
+		{"states", float64(s1), float64(s4), 5},
+		{"bytes charged", float64(c1), float64(c4), 5},
+		{"bytes allocated", float64(a1), float64(a4), 5},
+	} {
+		t.Logf("%s: %.0f for 4,000 properties, %.0f for 16,000 (x%.2f)", r.what, r.n, r.n4, r.n4/r.n)
+		if r.n4 > r.within*r.n {
+			t.Errorf("%s: x%.2f from 4,000 to 16,000 properties", r.what, r.n4/r.n)
+		}
+	}
+}
