@@ -2,6 +2,7 @@ package openaicompat
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 
 	"github.com/go-harmony/harmony"
@@ -21,10 +22,20 @@ import (
 // too complex, or with no valid instance) is an error wrapping its
 // *constrain.SchemaError, naming the request parameter: a server then
 // samples without a mask, or refuses the request. opts configures the
-// compilation of every schema (nil: the defaults). Each call compiles the
-// schemas anew; a server that sees the same schemas often caches Grammars
-// by their bytes.
+// compilation of every schema (nil: the defaults). The schemas share one
+// constrain.Budget, opts.Budget or else one with the default limits, so
+// that what compiling a request costs is bounded whatever its tools: the
+// schema where the budget runs out is refused (ErrTooComplex). Each call
+// compiles the schemas anew; a server that sees the same schemas often
+// caches Grammars by their bytes. It is MatcherContext with
+// context.Background().
 func (r *ChatCompletionRequest) Matcher(enc *harmony.Encoding, opts *constrain.Options) (*constrain.Envelope, error) {
+	return r.MatcherContext(context.Background(), enc, opts)
+}
+
+// MatcherContext is Matcher, stopping when ctx is done (the request's
+// context, say): it then returns an error wrapping ctx.Err().
+func (r *ChatCompletionRequest) MatcherContext(ctx context.Context, enc *harmony.Encoding, opts *constrain.Options) (*constrain.Envelope, error) {
 	var typ string
 	var schema []byte
 	if f := r.ResponseFormat; f != nil {
@@ -36,13 +47,19 @@ func (r *ChatCompletionRequest) Matcher(enc *harmony.Encoding, opts *constrain.O
 			schema = f.JSONSchema.Schema
 		}
 	}
-	return envelope(enc, r.toolDefs(), r.ToolChoice, typ, schema, "response_format", opts)
+	return envelope(ctx, enc, r.toolDefs(), r.ToolChoice, typ, schema, "response_format", opts)
 }
 
 // Matcher returns the constrain.Envelope of a completion for r, as
 // ChatCompletionRequest.Matcher does, with r's text.format as its response
-// format.
+// format. It is MatcherContext with context.Background().
 func (r *ResponsesRequest) Matcher(enc *harmony.Encoding, opts *constrain.Options) (*constrain.Envelope, error) {
+	return r.MatcherContext(context.Background(), enc, opts)
+}
+
+// MatcherContext is Matcher, stopping when ctx is done: it then returns an
+// error wrapping ctx.Err().
+func (r *ResponsesRequest) MatcherContext(ctx context.Context, enc *harmony.Encoding, opts *constrain.Options) (*constrain.Envelope, error) {
 	var typ string
 	var schema []byte
 	if r.Text != nil && r.Text.Format != nil {
@@ -54,15 +71,22 @@ func (r *ResponsesRequest) Matcher(enc *harmony.Encoding, opts *constrain.Option
 		typ, schema = f.Type, f.Schema
 	}
 	defs, choice := r.toolDefs()
-	return envelope(enc, defs, choice, typ, schema, "text.format", opts)
+	return envelope(ctx, enc, defs, choice, typ, schema, "text.format", opts)
 }
 
 // envelope compiles the function tools' parameters and the response format
 // (of type typ with schema, at the JSON path param, already checked) into
-// an Envelope.
-func envelope(enc *harmony.Encoding, defs []toolDef, choice *ToolChoice, typ string, schema []byte, param string, opts *constrain.Options) (*constrain.Envelope, error) {
+// an Envelope, all under one budget.
+func envelope(ctx context.Context, enc *harmony.Encoding, defs []toolDef, choice *ToolChoice, typ string, schema []byte, param string, opts *constrain.Options) (*constrain.Envelope, error) {
 	if _, err := functionTools(defs, choice); err != nil {
 		return nil, err
+	}
+	var o constrain.Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Budget == nil {
+		o.Budget = &constrain.Budget{}
 	}
 	var eo constrain.EnvelopeOptions
 	switch {
@@ -78,7 +102,7 @@ func envelope(enc *harmony.Encoding, defs []toolDef, choice *ToolChoice, typ str
 		for i, d := range defs {
 			t := constrain.EnvelopeTool{Name: d.fn.Name}
 			if p := bytes.TrimSpace(d.fn.Parameters); len(p) > 0 && !bytes.Equal(p, []byte("null")) {
-				g, err := constrain.CompileJSONSchema(enc, p, opts)
+				g, err := constrain.CompileJSONSchemaContext(ctx, enc, p, &o)
 				if err != nil {
 					return nil, fmt.Errorf("openaicompat: %sparameters (tools[%d]): %w", d.fnParam, i, err)
 				}
@@ -91,7 +115,7 @@ func envelope(enc *harmony.Encoding, defs []toolDef, choice *ToolChoice, typ str
 		schema = []byte("{}")
 	}
 	if typ == "json_object" || typ == "json_schema" {
-		g, err := constrain.CompileJSONSchema(enc, bytes.TrimSpace(schema), opts)
+		g, err := constrain.CompileJSONSchemaContext(ctx, enc, bytes.TrimSpace(schema), &o)
 		if err != nil {
 			return nil, fmt.Errorf("openaicompat: %s: %w", param, err)
 		}

@@ -1,7 +1,10 @@
 package openaicompat
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/go-harmony/harmony"
@@ -106,5 +109,59 @@ func TestRequestMatcherErrors(t *testing.T) {
 		if want == constrain.ErrUnsupported && !errors.As(err, &se) {
 			t.Errorf("%s: %v is not a *constrain.SchemaError", body, err)
 		}
+	}
+}
+
+// TestMatcherBudget: the schemas of a request share one budget. Each tool
+// below compiles alone; together they pass the default budget, and the
+// request is refused at the tool where it ran out, with the
+// *constrain.SchemaError of its parameters.
+func TestMatcherBudget(t *testing.T) {
+	enc := mustEncoding(t)
+	var params strings.Builder
+	params.WriteString(`{"anyOf":[`)
+	for i := range 400 {
+		if i > 0 {
+			params.WriteByte(',')
+		}
+		fmt.Fprintf(&params, `{"type":"string","pattern":"^p%d[a-z]*$"}`, i)
+	}
+	params.WriteString(`]}`)
+	alone := &constrain.Budget{}
+	if _, err := constrain.CompileJSONSchema(enc, []byte(params.String()), &constrain.Options{Budget: alone}); err != nil {
+		t.Fatal(err)
+	}
+	states, bytes := alone.Spent()
+	k := min(constrain.DefaultMaxStates/states, constrain.DefaultMaxBytes/bytes) // tools that fit
+	n := k + 2
+	var body strings.Builder
+	body.WriteString(`{"model":"m","messages":[{"role":"user","content":"hi"}],"tool_choice":"required","tools":[`)
+	for i := range n {
+		if i > 0 {
+			body.WriteByte(',')
+		}
+		fmt.Fprintf(&body, `{"type":"function","function":{"name":"f%d","parameters":%s}}`, i, params.String())
+	}
+	body.WriteString(`]}`)
+	var req ChatCompletionRequest
+	if err := DecodeRequest([]byte(body.String()), &req); err != nil {
+		t.Fatal(err)
+	}
+	_, err := req.Matcher(enc, nil)
+	var se *constrain.SchemaError
+	if !errors.As(err, &se) || !errors.Is(err, constrain.ErrTooComplex) {
+		t.Fatalf("%d tools: got %v, want the budget's *constrain.SchemaError", n, err)
+	}
+	if want := fmt.Sprintf("(tools[%d])", k); !strings.Contains(err.Error(), want) {
+		t.Errorf("%d tools: %v does not name tools[%d]", n, err, k)
+	}
+	// With a budget of its own, each compiles.
+	if _, err := req.Matcher(enc, &constrain.Options{Budget: &constrain.Budget{MaxStates: 1 << 30, MaxBytes: 1 << 40}}); err != nil {
+		t.Errorf("with a large budget: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := req.MatcherContext(ctx, enc, nil); !errors.Is(err, context.Canceled) || errors.As(err, &se) {
+		t.Errorf("canceled: %v", err)
 	}
 }
