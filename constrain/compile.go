@@ -22,6 +22,7 @@ type compiler struct {
 	opts      Options
 	m         *meter
 	lengths   map[[2]int]*dfa // lengthDFA by bounds
+	numbers   map[string]*dfa // numberNode by keywords
 	depth     int             // subschemas being compiled, one inside the other
 	draftOld  bool            // draft 4, 6 or 7: $ref overrides its siblings
 	draft4    bool            // exclusiveMinimum/Maximum are booleans
@@ -468,10 +469,37 @@ func number(v any) (*big.Rat, bool) {
 	return r, ok
 }
 
+// numberKeywords are the keywords numberNode reads.
+var numberKeywords = [...]string{"multipleOf", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
+
+// numberNode returns the automaton of the numbers (integers) m allows. The
+// constraints are intersected with each other first and with the number
+// automaton last: it counts up to 308 digits, so that its product with a
+// range that bounds the digits is small, and with a half-open range, big.
+// The automata are memoized by the keywords' values.
 func (c *compiler) numberNode(ptr string, m map[string]any, integer bool) (*dfa, error) {
-	d := c.numberDFA
-	if integer {
-		d = c.intDFA
+	var key strings.Builder
+	fmt.Fprint(&key, integer, c.draft4)
+	for _, kw := range numberKeywords {
+		if v, ok := m[kw]; ok {
+			fmt.Fprintf(&key, " %s=%v", kw, v)
+		}
+	}
+	if d, ok := c.numbers[key.String()]; ok {
+		return d, nil
+	}
+	var cons *dfa // the constraints; nil before the first
+	have := false
+	and := func(d *dfa, ptr string) error {
+		if !have {
+			cons, have = d, true
+			return nil
+		}
+		var err error
+		if cons, err = product(c.m, cons, d, opAnd); err != nil {
+			return &SchemaError{Pointer: ptr, Err: err}
+		}
+		return nil
 	}
 	if v, ok := m["multipleOf"]; ok {
 		r, ok := number(v)
@@ -488,8 +516,8 @@ func (c *compiler) numberNode(ptr string, m map[string]any, integer bool) (*dfa,
 		if err != nil {
 			return nil, &SchemaError{Pointer: ptrJoin(ptr, "multipleOf"), Err: err}
 		}
-		if d, err = product(c.m, d, md, opAnd); err != nil {
-			return nil, &SchemaError{Pointer: ptr, Err: err}
+		if err := and(md, ptr); err != nil {
+			return nil, err
 		}
 	}
 	type bound struct {
@@ -541,10 +569,21 @@ func (c *compiler) numberNode(ptr string, m map[string]any, integer bool) (*dfa,
 				return nil, &SchemaError{Pointer: kptr, Err: err}
 			}
 		}
-		if d, err = product(c.m, d, bd, opAnd); err != nil {
-			return nil, &SchemaError{Pointer: kptr, Err: err}
+		if err := and(bd, kptr); err != nil {
+			return nil, err
 		}
 	}
+	d := c.numberDFA
+	if integer {
+		d = c.intDFA
+	}
+	if have {
+		var err error
+		if d, err = product(c.m, d, cons, opAnd); err != nil {
+			return nil, &SchemaError{Pointer: ptr, Err: err}
+		}
+	}
+	c.numbers[key.String()] = d
 	return d, nil
 }
 

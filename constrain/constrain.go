@@ -108,7 +108,7 @@ func CompileJSONSchemaContext(ctx context.Context, enc *harmony.Encoding, schema
 }
 
 func newCompiler(ctx context.Context, opts *Options, b *Budget) *compiler {
-	return &compiler{opts: *opts, m: newMeter(ctx, b), byPtr: map[string]*node{}, inter: map[[2]*node]*node{}, lengths: map[[2]int]*dfa{},
+	return &compiler{opts: *opts, m: newMeter(ctx, b), byPtr: map[string]*node{}, inter: map[[2]*node]*node{}, lengths: map[[2]int]*dfa{}, numbers: map[string]*dfa{},
 		numberDFA: numberDFA, intDFA: intDFA}
 }
 

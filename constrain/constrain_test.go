@@ -2,10 +2,12 @@ package constrain
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/jsonschema"
 )
 
 var (
@@ -296,6 +298,49 @@ func TestCompileDeterministic(t *testing.T) {
 	for i := range 20 {
 		if _, err := CompileJSONSchema(testEncoding(t), []byte(schema), nil); err != nil {
 			t.Fatalf("compile %d: %v", i, err)
+		}
+	}
+}
+
+// TestNumbersInRange: numbers are written below 10^308 in magnitude, which
+// the project's parser (serde_json's algorithm) reads as finite floats;
+// it refuses 1e309, 1.7976931348623158e308 and 123386e1565, which
+// FuzzSchemaSoundness found {} accepting. Every number accepted here the
+// validator accepts too.
+func TestNumbersInRange(t *testing.T) {
+	v := jsonschema.New(nil)
+	big := "1" + strings.Repeat("0", 307) // 10^307, 308 digits
+	for _, schema := range []string{`{}`, `{"type":"number"}`, `{"type":"number","minimum":-1e30}`, `{"type":"number","exclusiveMinimum":0}`} {
+		g := compile(t, schema, nil)
+		format := harmony.ResponseFormat{Name: "f", Schema: []byte(schema)}
+		goods := []string{"0.5", big, big + ".5"}
+		if !strings.Contains(schema, "imum") { // bounded numbers are written without exponent
+			goods = append(goods, "9.99e307", "1e-400", "1e+0307", "12e306", "0.5e308", "12345678901234567890e288")
+		}
+		for _, good := range goods {
+			if _, ok := feed(t, g, good, false); !ok {
+				t.Errorf("%s: %.40s refused", schema, good)
+			}
+			if err := v.ValidateResponse(format, good); err != nil {
+				t.Errorf("%s: the validator refuses %.40s: %v", schema, good, err)
+			}
+		}
+		for _, bad := range []string{"1e309", "-1e309", "1e308", "1.7976931348623158e308", "123386e1565", big + "0", "1e2147483648", "12e307"} {
+			if _, ok := feed(t, g, bad, false); ok {
+				t.Errorf("%s: %.40s accepted", schema, bad)
+			}
+		}
+	}
+	integer := compile(t, `{"type":"integer"}`, nil)
+	if _, ok := feed(t, integer, big, false); !ok {
+		t.Errorf("integer: 10^307 refused")
+	}
+	if _, ok := feed(t, integer, big+"0", false); ok {
+		t.Errorf("integer: 10^308 accepted")
+	}
+	for _, schema := range []string{`{"enum":[1e400]}`, `{"const":-1e308}`} {
+		if _, err := CompileJSONSchema(testEncoding(t), []byte(schema), nil); !errors.Is(err, ErrEmpty) {
+			t.Errorf("%s: got %v, want ErrEmpty (no number in range)", schema, err)
 		}
 	}
 }

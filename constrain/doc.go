@@ -31,6 +31,12 @@
 //     number with a minimum or maximum other than 0 is written without
 //     exponent; an enum or const number is written as an integer or a plain
 //     decimal (1, 1.0, 1.50), not with an exponent.
+//   - A number is below 10^308 in magnitude, a narrowing of values as well
+//     as spellings: the JSON parser of this project (serde_json's
+//     algorithm, which the validator uses) refuses a number that overflows
+//     a float64, and some just below (1.7976931348623158e308). With a
+//     positive exponent, the integer part has at most 20 digits (0 with an
+//     exponent of at most 308).
 //   - A string never holds a lone surrogate escape (\ud800 alone): it is not
 //     a Unicode character. Escapes are otherwise free (RFC 8259 §7): string
 //     constraints apply to the decoded text, so "\u0061" is "a".

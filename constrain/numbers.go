@@ -12,10 +12,28 @@ import (
 	"strings"
 )
 
-const (
-	reNumber  = `-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?`
-	reInteger = `-?(?:0|[1-9][0-9]*)`
+// The numbers written are those the project's JSON parser (internal/ojson,
+// serde_json's algorithm) reads as finite: it refuses a number that
+// overflows a float64, and some just below (1.7976931348623158e308), so
+// numbers stay below 10^308 in magnitude. Without an exponent, that is at
+// most 308 integer digits; with a negative one, too; with a positive
+// exponent E, an integer part of m digits, m at most 20, and E at most
+// 308-m (a zero integer part, E at most 308), leading zeros allowed.
+var (
+	reNumber  = `-?(?:` + strings.Join(numberAlts(), "|") + `)`
+	reInteger = `-?(?:0|[1-9][0-9]{0,307})`
 )
+
+func numberAlts() []string {
+	alts := []string{
+		`(?:0|[1-9][0-9]{0,307})(?:\.[0-9]+)?(?:[eE]-[0-9]+)?`,
+		`0(?:\.[0-9]+)?[eE]\+?0*` + intLE("308"),
+	}
+	for m := 1; m <= 20; m++ {
+		alts = append(alts, fmt.Sprintf(`[1-9][0-9]{%d}(?:\.[0-9]+)?[eE]\+?0*`, m-1)+intLE(fmt.Sprint(308-m)))
+	}
+	return alts
+}
 
 // numberDFA and intDFA are the automata of every number and every integer,
 // built once.
