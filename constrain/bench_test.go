@@ -31,6 +31,22 @@ func BenchmarkFillMask(b *testing.B) {
 	}
 }
 
+// BenchmarkFillMaskKeyEscape measures a mask inside an escape of a key
+// that must be one of the required names: every code point the escape can
+// still become is tried against the key automaton.
+func BenchmarkFillMaskKeyEscape(b *testing.B) {
+	g := compile(b, `{"type":"object","properties":{"a":{},"b":{}},"required":["a","b"],"maxProperties":2}`, nil)
+	mask := make([]uint64, g.MaskWords())
+	m := g.NewMatcher()
+	if err := m.AcceptBytes([]byte(`{"\u`)); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		m.FillMask(mask)
+	}
+}
+
 // BenchmarkCompile measures compiling the schema and its first mask.
 func BenchmarkCompile(b *testing.B) {
 	enc := testEncoding(b)
