@@ -47,10 +47,14 @@ const (
 
 // A Budget bounds the work of compiling schemas: the states of every
 // automaton built (NFA, subset construction, products, tries; those thrown
-// away included) and the bytes of the tables and nodes made, summed over
-// every schema compiled with it. Past either limit, compiling stops at
-// once, before the work that would pass it, with a *SchemaError wrapping
-// ErrTooComplex whose Pointer names the subschema being compiled.
+// away included), with the work that builds none counted as states in
+// proportion to its time (decoding the schema's text, compiling a
+// subschema, telling two oneOf branches apart...), and the bytes allocated
+// for tables and nodes, summed over every schema compiled with it. Past
+// either limit, compiling stops at once, before the work that would pass
+// it, with a *SchemaError wrapping ErrTooComplex whose Pointer names the
+// subschema being compiled (or its keyword: enum, const, pattern, a
+// branch of anyOf or oneOf).
 //
 // One Budget shared by the schemas of one request (the tools and the
 // response format of an Envelope, as openaicompat does) bounds the request
