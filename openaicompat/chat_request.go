@@ -88,7 +88,7 @@ func reasoningEffort(c *ReasoningConfig) string {
 // chatMessage adds message i of the request.
 func (b *builder) chatMessage(i int, m *ChatMessage) error {
 	if m.Name != "" && !toolname.Valid(m.Name, 0) {
-		return reqErr(i, b.param(i, "name"), ErrInvalidName, "%q does not match ^[a-zA-Z0-9_-]+$", m.Name)
+		return reqErr(i, b.param(i, "name"), ErrInvalidName, "%q does not match ^[a-zA-Z0-9_-]+$", clip(m.Name))
 	}
 	// Fields that belong to another role are errors rather than dropped.
 	if len(m.ToolCalls) > 0 && m.Role != "assistant" {
@@ -130,7 +130,7 @@ func (b *builder) chatMessage(i int, m *ChatMessage) error {
 		}
 		return b.result(i, b.param(i, "tool_call_id"), m.ToolCallID, b.param(i, "name"), m.Name, text)
 	default:
-		return reqErr(i, b.param(i, "role"), ErrUnknownMessageRole, "%q is not system, developer, user, assistant or tool", m.Role)
+		return reqErr(i, b.param(i, "role"), ErrUnknownMessageRole, "%q is not system, developer, user, assistant or tool", clip(m.Role))
 	}
 	return nil
 }
@@ -162,7 +162,7 @@ func (b *builder) chatAssistant(i int, m *ChatMessage) error {
 	for j, tc := range m.ToolCalls {
 		p := b.param(i, fmt.Sprintf("tool_calls[%d]", j))
 		if tc.Type != "" && tc.Type != "function" {
-			return reqErr(i, p+".type", ErrInvalidToolCall, "tool call type %q is not supported (only \"function\")", tc.Type)
+			return reqErr(i, p+".type", ErrInvalidToolCall, "tool call type %q is not supported (only \"function\")", clip(tc.Type))
 		}
 		if err := b.call(i, p, m.Name, tc.ID, tc.Function.Name, tc.Function.Arguments); err != nil {
 			return err

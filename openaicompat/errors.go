@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"os"
 	"strings"
+
+	"github.com/go-harmony/harmony/internal/utf8x"
 )
 
 // Sentinel errors. Every error this package returns is a [*RequestError] or
@@ -143,6 +145,14 @@ func reqErr(index int, param string, sentinel error, format string, args ...any)
 	}
 	return &RequestError{MessageIndex: index, Param: param, Code: codes[sentinel], Err: err}
 }
+
+// maxQuoted is the most bytes of a client's string (an id, a name, a
+// type) that an error quotes: a longer one is clipped, with "…", so that an
+// error stays small whatever the request held.
+const maxQuoted = 64
+
+// clip is s as an error quotes it: at most maxQuoted bytes and "…".
+func clip(s string) string { return utf8x.Clip(s, maxQuoted) }
 
 // OutputError reports model output that cannot be converted: tokens that do
 // not form harmony messages (Err is then a *harmony.ParseError), or, in strict

@@ -194,7 +194,7 @@ func refuseModalities(v json.RawMessage) string {
 	if json.Unmarshal(v, &m) == nil {
 		for _, s := range m {
 			if s != "text" {
-				return fmt.Sprintf("modality %q: gpt-oss writes text only", s)
+				return fmt.Sprintf("modality %q: gpt-oss writes text only", clip(s))
 			}
 		}
 		return ""
@@ -241,6 +241,7 @@ func checkParams(data []byte, params map[string]param, chat bool) error {
 // OpenAI's words for each API. Param names it in both (OpenAI's Chat
 // Completions leaves it null).
 func unknownParameter(name string, chat bool) *RequestError {
+	name = clip(name)
 	msg := fmt.Sprintf("Unknown parameter: '%s'.", name)
 	if chat {
 		msg = "Unrecognized request argument supplied: " + name

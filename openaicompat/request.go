@@ -191,11 +191,11 @@ func (b *builder) call(i int, param, author, id, name, args string) error {
 	}
 	if !toolname.ValidDotted(name, 64) {
 		return reqErr(i, param+"."+b.nameField(), ErrInvalidToolCall,
-			"invalid function name %q: it must match ^[a-zA-Z0-9_-]{1,64}$, or be such names joined by dots for a built-in tool", name)
+			"invalid function name %q: it must match ^[a-zA-Z0-9_-]{1,64}$, or be such names joined by dots for a built-in tool", clip(name))
 	}
 	if c, ok := b.calls[id]; ok {
 		return reqErr(i, param+"."+b.idField(), ErrDuplicateToolCallID,
-			"%q is already the id of the call to %s in %s", id, c.name, b.param(c.index, ""))
+			"%q is already the id of the call to %s in %s", clip(id), clip(c.name), b.param(c.index, ""))
 	}
 	recipient, channel, ctype := b.route(name)
 	m := harmony.NewTextMessage(harmony.RoleAssistant, args).
@@ -238,15 +238,15 @@ func (b *builder) result(i int, idParam, id, nameParam, name, text string) error
 	}
 	c, ok := b.calls[id]
 	if !ok {
-		return reqErr(i, idParam, ErrUnknownToolCallID, "no earlier tool call has the id %q", id)
+		return reqErr(i, idParam, ErrUnknownToolCallID, "no earlier tool call has the id %q", clip(id))
 	}
 	if c.answeredBy >= 0 {
 		return reqErr(i, idParam, ErrToolCallAlreadyAnswered,
-			"the call %q (%s, %s) was already answered by %s", id, c.name, b.param(c.index, ""), b.param(c.answeredBy, ""))
+			"the call %q (%s, %s) was already answered by %s", clip(id), clip(c.name), b.param(c.index, ""), b.param(c.answeredBy, ""))
 	}
 	if name != "" && name != c.name {
 		return reqErr(i, nameParam, ErrInvalidName,
-			"%q is not the name of the function called by %q (%q)", name, id, c.name)
+			"%q is not the name of the function called by %q (%q)", clip(name), clip(id), clip(c.name))
 	}
 	c.answeredBy = i
 	if b.resultSeq == nil {
@@ -296,7 +296,7 @@ func (b *builder) requireResults(i int, param, where string) error {
 	var missing []string
 	for _, c := range b.pending {
 		if c.answeredBy < 0 {
-			missing = append(missing, fmt.Sprintf("%q (%s, %s)", c.id, c.name, b.param(c.index, "")))
+			missing = append(missing, fmt.Sprintf("%q (%s, %s)", clip(c.id), clip(c.name), b.param(c.index, "")))
 		}
 	}
 	b.pending = b.pending[:0]
@@ -431,10 +431,10 @@ func effort(a, aParam, b, bParam string) (harmony.ReasoningEffort, error) {
 		}
 		e, ok := parseEffort(f.v)
 		if !ok {
-			return "", reqErr(-1, f.param, ErrInvalidRequest, "reasoning effort %q is not low, medium or high", f.v)
+			return "", reqErr(-1, f.param, ErrInvalidRequest, "reasoning effort %q is not low, medium or high", clip(f.v))
 		}
 		if out != "" && e != out {
-			return "", reqErr(-1, f.param, ErrInvalidRequest, "%s %q disagrees with %s %q", bParam, b, aParam, a)
+			return "", reqErr(-1, f.param, ErrInvalidRequest, "%s %q disagrees with %s %q", bParam, clip(b), aParam, clip(a))
 		}
 		out = e
 	}
@@ -467,7 +467,7 @@ func functionTools(defs []toolDef, choice *ToolChoice) ([]harmony.ToolDescriptio
 	for i, t := range defs {
 		p := fmt.Sprintf("tools[%d].", i)
 		if t.typ != "function" {
-			return nil, reqErr(-1, p+"type", ErrInvalidTool, "tool type %q is not supported (only \"function\")", t.typ)
+			return nil, reqErr(-1, p+"type", ErrInvalidTool, "tool type %q is not supported (only \"function\")", clip(t.typ))
 		}
 		if t.fn == nil {
 			return nil, reqErr(-1, p+"function", ErrInvalidTool, "a function tool needs a function")
@@ -512,7 +512,7 @@ func functionTool(param string, f *FunctionDefinition, seen map[string]bool) (ha
 	name := f.Name
 	if !toolname.Valid(name, 64) {
 		return harmony.ToolDescription{}, reqErr(-1, param+"name", ErrInvalidTool,
-			"function name %q does not match ^[a-zA-Z0-9_-]{1,64}$", name)
+			"function name %q does not match ^[a-zA-Z0-9_-]{1,64}$", clip(name))
 	}
 	if seen[name] {
 		return harmony.ToolDescription{}, reqErr(-1, param+"name", ErrInvalidTool, "a second function named %q", name)
@@ -545,11 +545,11 @@ func toolChoice(tc *ToolChoice, param string, seen map[string]bool) (declare boo
 		return false, nil
 	case "function":
 		if !seen[tc.Function] {
-			return false, reqErr(-1, param, ErrInvalidRequest, "tool_choice names %q, which is not among the tools", tc.Function)
+			return false, reqErr(-1, param, ErrInvalidRequest, "tool_choice names %q, which is not among the tools", clip(tc.Function))
 		}
 		return true, nil
 	}
-	return false, reqErr(-1, param, ErrInvalidRequest, "tool_choice %q is not auto, none, required or a function", tc.Mode)
+	return false, reqErr(-1, param, ErrInvalidRequest, "tool_choice %q is not auto, none, required or a function", clip(tc.Mode))
 }
 
 // outputFormat reads a response format of type typ, at the JSON path param
@@ -577,7 +577,7 @@ func outputFormat(param, what, typ string, schema *JSONSchema, schemaParam strin
 		}
 		return []harmony.ResponseFormat{{Name: schema.Name, Description: schema.Description, Schema: json.RawMessage(s)}}, nil
 	}
-	return nil, reqErr(-1, param+".type", ErrInvalidRequest, "%s %q is not text, json_object or json_schema", what, typ)
+	return nil, reqErr(-1, param+".type", ErrInvalidRequest, "%s %q is not text, json_object or json_schema", what, clip(typ))
 }
 
 // flatten concatenates the text of the content parts of message or item i,
@@ -599,7 +599,7 @@ func flatten[P any](b *builder, i int, field string, parts []P, read func(*P) (t
 			}
 			sb.WriteString(b.opts.ImagePlaceholder)
 		default:
-			return "", reqErr(i, b.param(i, fmt.Sprintf("%s[%d].type", field, j)), ErrUnsupportedRequestContent, unsupported, typ)
+			return "", reqErr(i, b.param(i, fmt.Sprintf("%s[%d].type", field, j)), ErrUnsupportedRequestContent, unsupported, clip(typ))
 		}
 	}
 	return sb.String(), nil

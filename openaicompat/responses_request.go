@@ -62,7 +62,7 @@ func (b *builder) previous(id string, items []Item) ([]Item, error) {
 	}
 	stored, ok := b.opts.Responses.ResponseItems(id)
 	if !ok {
-		return nil, reqErr(-1, "previous_response_id", ErrInvalidRequest, "no stored response has the id %q", id)
+		return nil, reqErr(-1, "previous_response_id", ErrInvalidRequest, "no stored response has the id %q", clip(id))
 	}
 	b.prev = len(stored)
 	return append(stored[:len(stored):len(stored)], items...), nil
@@ -117,7 +117,7 @@ func (r *ResponsesRequest) settings() (settings, error) {
 // refuses it without.)
 func (r *ResponsesRequest) Validate() error {
 	if t := r.Truncation; t != "" && t != TruncationAuto && t != TruncationDisabled {
-		return reqErr(-1, "truncation", ErrInvalidRequest, "truncation %q is not %q or %q", t, TruncationAuto, TruncationDisabled)
+		return reqErr(-1, "truncation", ErrInvalidRequest, "truncation %q is not %q or %q", clip(t), TruncationAuto, TruncationDisabled)
 	}
 	return checkLimit("max_output_tokens", r.MaxOutputTokens)
 }
@@ -149,14 +149,14 @@ func (b *builder) resolve(items []Item) ([]Item, error) {
 		id := items[i].ID
 		if b.opts.Items == nil {
 			return nil, reqErr(i, b.param(i, ""), ErrItemReference,
-				"this server does not store responses, so it cannot resolve %q: send the items themselves, with store:false (and include:[%q] to keep the reasoning)", id, includeEncrypted)
+				"this server does not store responses, so it cannot resolve %q: send the items themselves, with store:false (and include:[%q] to keep the reasoning)", clip(id), includeEncrypted)
 		}
 		if id == "" {
 			return nil, reqErr(i, b.param(i, "id"), ErrItemReference, "an item reference needs an id")
 		}
 		it, ok := b.opts.Items.Item(id)
 		if !ok || isReference(&it) {
-			return nil, reqErr(i, b.param(i, "id"), ErrItemReference, "no stored item has the id %q", id)
+			return nil, reqErr(i, b.param(i, "id"), ErrItemReference, "no stored item has the id %q", clip(id))
 		}
 		out[i] = it
 	}
@@ -205,7 +205,7 @@ func (b *builder) item(i int, it *Item, preamble bool) error {
 			text, err := b.opts.Sealer.Open(it.EncryptedContent)
 			if err != nil {
 				return reqErr(i, b.param(i, "encrypted_content"), ErrSealedReasoning,
-					"reasoning item %q: %s", it.ID, strings.TrimPrefix(err.Error(), ErrSealedReasoning.Error()+": "))
+					"reasoning item %q: %s", clip(it.ID), strings.TrimPrefix(err.Error(), ErrSealedReasoning.Error()+": "))
 			}
 			if text != "" {
 				b.reasoning("", text)
@@ -233,7 +233,7 @@ func (b *builder) item(i int, it *Item, preamble bool) error {
 		}
 		return b.result(i, b.param(i, "call_id"), it.CallID, "", "", text)
 	}
-	return reqErr(i, b.param(i, "type"), ErrUnknownItemType, "input item type %q is not supported", it.Type)
+	return reqErr(i, b.param(i, "type"), ErrUnknownItemType, "input item type %q is not supported", clip(it.Type))
 }
 
 func (b *builder) messageItem(i int, it *Item, preamble bool) error {
@@ -254,7 +254,7 @@ func (b *builder) messageItem(i int, it *Item, preamble bool) error {
 		b.say("", text, preamble)
 		return nil
 	}
-	return reqErr(i, b.param(i, "role"), ErrUnknownMessageRole, "%q is not system, developer, user or assistant", it.Role)
+	return reqErr(i, b.param(i, "role"), ErrUnknownMessageRole, "%q is not system, developer, user or assistant", clip(it.Role))
 }
 
 // itemText flattens item content into text: the parts of the text types

@@ -93,3 +93,21 @@ func AppendLossy(dst []byte, b []byte) []byte {
 	}
 	return dst
 }
+
+// Clip returns s when it has at most max bytes, else its longest prefix of
+// at most max bytes that does not cut a UTF-8 sequence in two, followed by
+// "…": the form in which an error quotes a string its caller supplied,
+// which may be of any length.
+func Clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	n := max
+	for i := 1; i < utf8.UTFMax && n > 0 && !utf8.RuneStart(s[n]); i++ {
+		n--
+	}
+	if !utf8.RuneStart(s[n]) {
+		n = max // not UTF-8: cut where it is
+	}
+	return s[:n] + "…"
+}

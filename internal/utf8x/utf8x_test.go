@@ -65,3 +65,22 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+func TestClip(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"", 4, ""},
+		{"abcd", 4, "abcd"},
+		{"abcde", 4, "abcd…"},
+		{"abcé", 4, "abc…"},                      // é is 2 bytes: not cut in two
+		{"ab🌍cd", 4, "ab…"},                      // the globe is 4 bytes
+		{"\x80\x80\x80\x80\x80", 2, "\x80\x80…"}, // no rune starts: cut at max
+	} {
+		if got := Clip(tt.in, tt.max); got != tt.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+		}
+	}
+}
