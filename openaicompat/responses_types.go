@@ -196,14 +196,23 @@ type Item struct {
 
 // MarshalJSON writes the fields of the item's type in the order OpenAI
 // writes them, the required ones even when empty (a reasoning item's
-// "summary": [], a function call's "arguments": "").
+// "summary": [], a function call's "arguments": ""), and no others: an
+// item decoded from a request keeps the fields of other types a client
+// sent, which are left out. An item without a type is a message when it
+// has a role, else an item reference, as a request reads them; an item
+// of a type this package does not know is written with every field set.
 func (it Item) MarshalJSON() ([]byte, error) {
 	var w objWriter
 	w.str("type", it.Type)
 	if it.ID != "" {
 		w.str("id", it.ID)
 	}
-	switch it.Type {
+	typ := it.Type
+	if typ == "" && it.Role != "" {
+		typ = "message"
+	}
+	switch typ {
+	case "", "item_reference":
 	case "message":
 		if it.Status != "" {
 			w.str("status", it.Status)
@@ -286,9 +295,10 @@ type ItemPart struct {
 	Logprobs    []json.RawMessage `json:"logprobs,omitempty"`
 }
 
-// MarshalJSON writes the fields of the part's type; a text part's "text" is
-// written even when empty, and an output_text part's "annotations" and
-// "logprobs" as [] when it has none.
+// MarshalJSON writes the fields of the part's type and no others; a text
+// part's "text" is written even when empty, and an output_text part's
+// "annotations" and "logprobs" as [] when it has none. A part of a type
+// this package does not know is written with every field set.
 func (p ItemPart) MarshalJSON() ([]byte, error) {
 	var w objWriter
 	w.str("type", p.Type)
@@ -298,6 +308,14 @@ func (p ItemPart) MarshalJSON() ([]byte, error) {
 		if p.Type == "output_text" {
 			w.list("annotations", p.Annotations)
 			w.list("logprobs", p.Logprobs)
+		}
+	case "refusal":
+		w.str("refusal", p.Refusal)
+	case "input_image":
+		for _, f := range []struct{ k, v string }{{"image_url", p.ImageURL}, {"file_id", p.FileID}, {"detail", p.Detail}} {
+			if f.v != "" {
+				w.str(f.k, f.v)
+			}
 		}
 	default:
 		for _, f := range []struct{ k, v string }{{"text", p.Text}, {"refusal", p.Refusal},
