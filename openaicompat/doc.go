@@ -196,11 +196,36 @@
 //     stateless form): the item's encrypted_content, which this package
 //     seals with the server's key ([ReasoningSealer], AES-GCM, keys
 //     rotated by listing the new one first) in ResponseOptions.Sealer and
-//     opens with RequestOptions.Sealer; a changed or foreign one is a 400
+//     opens with RequestOptions.Sealer. The seal is bound to the item's id
+//     and to the tenant (ResponseOptions.Owner, RequestOptions.Owner): a
+//     changed or foreign one, or one sent back under another item's id
+//     (of this response or another) or by another tenant, is a 400
 //     ([ErrSealedReasoning]) naming the item;
 //   - with store (the API's default): an item_reference, resolved through
 //     RequestOptions.Items, an [ItemStore] the server keeps; without one it
 //     is a 400 ([ErrItemReference]) that says to send store:false.
+//
+// A request can also continue a stored response with
+// previous_response_id, through RequestOptions.Responses, a
+// [ResponseStore].
+//
+// # Stores and tenants
+//
+// The server keeps the stores, and keeps them per tenant:
+// RequestOptions.Owner names the tenant a request is made for (the
+// account of its API key, say), and [ItemStore] and [ResponseStore] are
+// asked for that owner's ids only. Another tenant's response or item id
+// is exactly as unknown as an id never stored — the same 400, and no
+// error quotes anything stored for another tenant — so that holding an id
+// gives no way into another tenant's conversation. The empty owner is one
+// tenant like any other: a server without authentication leaves Owner
+// empty, and all its callers share one store.
+//
+// A store should keep each item as [Item.MarshalJSON] writes it, the
+// fields of the item's type: an item decoded from a request also holds
+// every other field its client sent, of any size (the "arguments" of a
+// message, the "annotations" of an input_text part), which a store's bound
+// counted in the items' JSON would not see.
 //
 // # Errors on the wire
 //
@@ -209,6 +234,8 @@
 // invalid_request_error with param and code (413 for a body over the
 // limit, 408 for one not received in time), everything else 500. Whatever
 // a client can send that harmony cannot render is refused by Conversation.
+// An error quotes a client's ids, names and types clipped to 64 bytes
+// (and "…"), so that its size does not depend on the request's.
 //
 // # Streaming over HTTP
 //

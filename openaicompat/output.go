@@ -73,11 +73,14 @@ type ResponseOptions struct {
 	BuiltinTools []string
 	// SealReasoning gives each Responses reasoning item an
 	// encrypted_content sealed with Sealer (the request's include has
-	// "reasoning.encrypted_content"; its ResponseOptions method sets it).
-	// Without a Sealer it does nothing; RequestOptions.Sealer nil refuses
-	// such a request.
+	// "reasoning.encrypted_content"; its ResponseOptions method sets it),
+	// bound to the item's id and to Owner. Without a Sealer it does
+	// nothing; RequestOptions.Sealer nil refuses such a request.
 	SealReasoning bool
 	Sealer        *ReasoningSealer
+	// Owner is the tenant the response is for, the request's
+	// RequestOptions.Owner: sealed reasoning opens only in its requests.
+	Owner string
 	// ExpectStart says the tokens start at a <|start|> token, not (as usual)
 	// right after the rendered "<|start|>assistant" of the prompt. Only for
 	// the stream converters and the *FromTokens functions.

@@ -49,9 +49,9 @@ type RequestOptions struct {
 	// too.
 	KeepReasoning bool
 	// Sealer opens the encrypted reasoning of Responses reasoning items
-	// (encrypted_content) that the server's ResponseOptions.Sealer sealed;
-	// nil refuses such items, and a request that asks for
-	// "reasoning.encrypted_content" in its include.
+	// (encrypted_content) that the server's ResponseOptions.Sealer sealed,
+	// for the same item id and Owner; nil refuses such items, and a
+	// request that asks for "reasoning.encrypted_content" in its include.
 	Sealer *ReasoningSealer
 	// ReferenceHeaders renders the assistant's function calls of the
 	// history in the reference renderer's header form ("assistant
@@ -81,32 +81,52 @@ type RequestOptions struct {
 	// Items resolves the Responses API's item references
 	// ({"type":"item_reference","id":…}, or an item with only an id),
 	// which clients send for the output items of earlier responses when
-	// store is true, the API's default. nil refuses them with an error
-	// that says to send the items themselves (store:false).
+	// store is true, the API's default, asking for Owner's items only.
+	// nil refuses them with an error that says to send the items
+	// themselves (store:false).
 	Items ItemStore
-	// Responses gives the conversation of an earlier response for a
-	// Responses request's previous_response_id; nil refuses such a request
-	// with [ErrUnsupportedParameter] (send the whole conversation instead).
+	// Responses gives the conversation of an earlier response of Owner
+	// for a Responses request's previous_response_id; nil refuses such a
+	// request with [ErrUnsupportedParameter] (send the whole conversation
+	// instead).
 	Responses ResponseStore
+	// Owner is the tenant the request is made for, such as the account
+	// its API key belongs to: Items and Responses are asked for its ids
+	// only, and sealed reasoning opens only if it was sealed for Owner
+	// (ResponseOptions.Owner). "" is one tenant like any other: a server
+	// without authentication leaves it empty, and every caller shares
+	// it.
+	Owner string
 }
 
 // ResponseStore gives the items of stored responses, for the Responses
-// API's previous_response_id.
+// API's previous_response_id. The stored responses belong to owners
+// (tenants, [RequestOptions].Owner): a response stored for one owner is
+// never another's.
 type ResponseStore interface {
 	// ResponseItems returns the items of the conversation that the
-	// response with the given id ended: the items before its request's
-	// input (from its own previous response), its input, and its output;
-	// and whether there is such a response. The caller does not change
-	// the slice.
-	ResponseItems(id string) ([]Item, bool)
+	// response with the given id, stored for owner, ended: the items
+	// before its request's input (from its own previous response), its
+	// input, and its output; and whether owner has such a response. The
+	// id of another owner's response is unknown to owner, exactly as an
+	// id never stored: ResponseItems returns false, and the request's
+	// error is the same. The caller does not change the slice.
+	ResponseItems(owner, id string) ([]Item, bool)
 }
 
 // ItemStore gives the output items of earlier responses by id, for the
 // Responses API's item references. A server that keeps them stores each
-// response's output items when the request's store is not false.
+// response's output items, for the owner of its request
+// ([RequestOptions].Owner), when the request's store is not false.
+//
+// A store should keep an item as its MarshalJSON writes it, the fields of
+// its type: an item decoded from a request also holds whatever other
+// fields the client put in it, of any size.
 type ItemStore interface {
-	// Item returns the item with the given id, and whether there is one.
-	Item(id string) (Item, bool)
+	// Item returns the item with the given id stored for owner, and
+	// whether owner has one. Another owner's item is unknown to owner,
+	// exactly as an id never stored.
+	Item(owner, id string) (Item, bool)
 }
 
 // builder collects a conversation from a request's messages or items.

@@ -60,7 +60,7 @@ func (b *builder) previous(id string, items []Item) ([]Item, error) {
 		return nil, reqErr(-1, "previous_response_id", ErrUnsupportedParameter,
 			"this server does not store responses: send the whole conversation as input")
 	}
-	stored, ok := b.opts.Responses.ResponseItems(id)
+	stored, ok := b.opts.Responses.ResponseItems(b.opts.Owner, id)
 	if !ok {
 		return nil, reqErr(-1, "previous_response_id", ErrInvalidRequest, "no stored response has the id %q", clip(id))
 	}
@@ -154,7 +154,7 @@ func (b *builder) resolve(items []Item) ([]Item, error) {
 		if id == "" {
 			return nil, reqErr(i, b.param(i, "id"), ErrItemReference, "an item reference needs an id")
 		}
-		it, ok := b.opts.Items.Item(id)
+		it, ok := b.opts.Items.Item(b.opts.Owner, id)
 		if !ok || isReference(&it) {
 			return nil, reqErr(i, b.param(i, "id"), ErrItemReference, "no stored item has the id %q", clip(id))
 		}
@@ -202,7 +202,7 @@ func (b *builder) item(i int, it *Item, preamble bool) error {
 				return reqErr(i, b.param(i, "encrypted_content"), ErrUnsupportedRequestContent,
 					"this server holds no key for encrypted reasoning: send the reasoning_text content")
 			}
-			text, err := b.opts.Sealer.Open(it.EncryptedContent)
+			text, err := b.opts.Sealer.Open(b.opts.Owner, it.ID, it.EncryptedContent)
 			if err != nil {
 				return reqErr(i, b.param(i, "encrypted_content"), ErrSealedReasoning,
 					"reasoning item %q: %s", clip(it.ID), strings.TrimPrefix(err.Error(), ErrSealedReasoning.Error()+": "))

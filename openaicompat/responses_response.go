@@ -216,7 +216,7 @@ func (a *respAcc) snapshot(text, status string, withPart bool) *Item {
 // options ask for it.
 func (a *respAcc) seal(it *Item, text string) {
 	if a.cur == kindReasoning && a.opts.SealReasoning && a.opts.Sealer != nil {
-		it.EncryptedContent = a.opts.Sealer.Seal(text)
+		it.EncryptedContent = a.opts.Sealer.Seal(a.opts.Owner, it.ID, text)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 )
@@ -20,8 +21,13 @@ import (
 // It uses AES-GCM from the standard library. The first key seals; every key
 // opens, so keys can be rotated: add the new key first, and drop the old
 // one once the reasoning it sealed no longer matters. A sealed text names
-// its key by a 4-byte digest, never the key itself. A ReasoningSealer is
-// safe for concurrent use.
+// its key by a 4-byte digest, never the key itself. It is bound to the id
+// of its item and to its owner (the tenant, RequestOptions.Owner; "" for
+// none), which are authenticated as AES-GCM's additional data: it opens
+// only under the same item id and owner, so that sealed reasoning copied
+// into another item, another response or another tenant's request is
+// refused as if it had been changed. A ReasoningSealer is safe for
+// concurrent use.
 type ReasoningSealer struct {
 	keys []sealKey
 }
@@ -32,11 +38,13 @@ type sealKey struct {
 }
 
 // Sealed reasoning: base64 (standard, padded) of the version byte, the key
-// id, the nonce, and the AES-GCM ciphertext with its tag. The version and
-// key id are authenticated with a context string as additional data.
+// id, the nonce, and the AES-GCM ciphertext with its tag. The additional
+// data is a context string, the version and key id, the owner's length
+// (uvarint) and the owner, and the item id. Version 1 had no owner or item
+// id in its additional data; this package no longer opens it.
 const (
-	sealVersion = 1
-	sealContext = "harmony-go reasoning v1"
+	sealVersion = 2
+	sealContext = "harmony-go reasoning v2"
 	sealHeader  = 1 + 4
 )
 
@@ -73,25 +81,31 @@ func NewReasoningSealer(keys ...[]byte) (*ReasoningSealer, error) {
 	return s, nil
 }
 
-// Seal returns the sealed form of text.
-func (s *ReasoningSealer) Seal(text string) string {
+// Seal returns the sealed form of text, the reasoning of the item with the
+// id itemID in a response to owner: [ReasoningSealer.Open] opens it with
+// the same owner and item id only.
+func (s *ReasoningSealer) Seal(owner, itemID, text string) string {
 	k := &s.keys[0]
 	ns := k.aead.NonceSize()
 	buf := make([]byte, sealHeader+ns, sealHeader+ns+len(text)+k.aead.Overhead())
 	buf[0] = sealVersion
 	copy(buf[1:sealHeader], k.id[:])
 	rand.Read(buf[sealHeader : sealHeader+ns])
-	out := k.aead.Seal(buf, buf[sealHeader:sealHeader+ns], []byte(text), sealAAD(buf[:sealHeader]))
+	out := k.aead.Seal(buf, buf[sealHeader:sealHeader+ns], []byte(text), sealAAD(buf[:sealHeader], owner, itemID))
 	return base64.StdEncoding.EncodeToString(out)
 }
 
 // Open returns the text sealed in sealed, or an error wrapping
 // [ErrSealedReasoning] when it is not the sealed form of a text under one
-// of the sealer's keys.
-func (s *ReasoningSealer) Open(sealed string) (string, error) {
+// of the sealer's keys for this owner and item id. The error does not say
+// which of the three differs.
+func (s *ReasoningSealer) Open(owner, itemID, sealed string) (string, error) {
 	raw, err := base64.StdEncoding.DecodeString(sealed)
 	if err != nil {
 		return "", fmt.Errorf("%w: not base64", ErrSealedReasoning)
+	}
+	if len(raw) > 0 && raw[0] == 1 {
+		return "", fmt.Errorf("%w: sealed in an older form, which this server no longer opens", ErrSealedReasoning)
 	}
 	if len(raw) < sealHeader || raw[0] != sealVersion {
 		return "", fmt.Errorf("%w: not sealed by this server", ErrSealedReasoning)
@@ -105,15 +119,21 @@ func (s *ReasoningSealer) Open(sealed string) (string, error) {
 		if len(raw) < sealHeader+ns+k.aead.Overhead() {
 			return "", fmt.Errorf("%w: too short", ErrSealedReasoning)
 		}
-		text, err := k.aead.Open(nil, raw[sealHeader:sealHeader+ns], raw[sealHeader+ns:], sealAAD(raw[:sealHeader]))
+		text, err := k.aead.Open(nil, raw[sealHeader:sealHeader+ns], raw[sealHeader+ns:], sealAAD(raw[:sealHeader], owner, itemID))
 		if err != nil {
-			return "", fmt.Errorf("%w: it was changed", ErrSealedReasoning)
+			return "", fmt.Errorf("%w: it was changed, or sealed for another item", ErrSealedReasoning)
 		}
 		return string(text), nil
 	}
 	return "", fmt.Errorf("%w: sealed with a key this server does not hold", ErrSealedReasoning)
 }
 
-func sealAAD(header []byte) []byte {
-	return append([]byte(sealContext), header...)
+// sealAAD is the additional data of a seal: the context, the header, the
+// owner (its length first, so that no owner and item id run into another
+// pair) and the item id.
+func sealAAD(header []byte, owner, itemID string) []byte {
+	ad := make([]byte, 0, len(sealContext)+len(header)+binary.MaxVarintLen64+len(owner)+len(itemID))
+	ad = append(append(ad, sealContext...), header...)
+	ad = binary.AppendUvarint(ad, uint64(len(owner)))
+	return append(append(ad, owner...), itemID...)
 }

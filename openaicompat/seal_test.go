@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -31,36 +32,56 @@ const (
 func TestReasoningSealer(t *testing.T) {
 	s := testSealer(t, key1)
 	text := "Need to use get_weather for Zürich. 東京 🙂"
-	sealed := s.Seal(text)
+	const owner, id = "acme", "rs_1"
+	sealed := s.Seal(owner, id, text)
 	if strings.Contains(sealed, "get_weather") {
 		t.Fatal("sealed text is readable")
 	}
-	if sealed == s.Seal(text) {
+	if sealed == s.Seal(owner, id, text) {
 		t.Error("two seals of one text are equal: the nonce is not fresh")
 	}
-	if got, err := s.Open(sealed); err != nil || got != text {
+	if got, err := s.Open(owner, id, sealed); err != nil || got != text {
 		t.Fatalf("Open = %q, %v", got, err)
 	}
 	// Rotation: a new key first seals; the old key still opens.
 	rotated := testSealer(t, key2, key1)
-	if got, err := rotated.Open(sealed); err != nil || got != text {
+	if got, err := rotated.Open(owner, id, sealed); err != nil || got != text {
 		t.Errorf("rotated Open = %q, %v", got, err)
 	}
-	if _, err := s.Open(rotated.Seal(text)); !errors.Is(err, ErrSealedReasoning) {
+	if _, err := s.Open(owner, id, rotated.Seal(owner, id, text)); !errors.Is(err, ErrSealedReasoning) {
 		t.Errorf("a foreign key's seal opened: %v", err)
 	}
 	raw, _ := base64.StdEncoding.DecodeString(sealed)
+	v1 := append([]byte{1}, raw[1:]...)
 	for name, bad := range map[string]string{
 		"tampered":  base64.StdEncoding.EncodeToString(append(raw[:len(raw)-1:len(raw)-1], raw[len(raw)-1]^1)),
-		"header":    base64.StdEncoding.EncodeToString(append([]byte{2}, raw[1:]...)),
+		"header":    base64.StdEncoding.EncodeToString(append([]byte{3}, raw[1:]...)),
+		"version 1": base64.StdEncoding.EncodeToString(v1),
 		"short":     base64.StdEncoding.EncodeToString(raw[:8]),
 		"not b64":   "%%%",
 		"empty":     "",
 		"truncated": sealed[:len(sealed)-8],
 	} {
-		if got, err := s.Open(bad); !errors.Is(err, ErrSealedReasoning) || got != "" {
+		if got, err := s.Open(owner, id, bad); !errors.Is(err, ErrSealedReasoning) || got != "" {
 			t.Errorf("%s: Open = %q, %v", name, got, err)
 		}
+	}
+	// The item id and the owner are bound: under any other the seal does
+	// not open, with the error of a changed seal, whichever differs. The
+	// owner's length is bound too, so that no owner and id run into
+	// another pair ("acme"+"rs_1" is not "acm"+"ers_1").
+	changed := func(o, i string) error { _, err := s.Open(o, i, s.Seal("x", "y", text)); return err }
+	want := changed("x", "z").Error()
+	for _, b := range []struct{ owner, id string }{
+		{owner, "rs_2"}, {"other", id}, {"", id}, {owner, ""}, {"acm", "ers_1"}, {"acmer", "s_1"},
+	} {
+		got, err := s.Open(b.owner, b.id, sealed)
+		if !errors.Is(err, ErrSealedReasoning) || got != "" || err.Error() != want {
+			t.Errorf("Open(%q, %q) = %q, %v; want %q", b.owner, b.id, got, err, want)
+		}
+	}
+	if err := changed("x", "z"); !strings.HasSuffix(err.Error(), ": it was changed, or sealed for another item") {
+		t.Errorf("changed seal: %v", err)
 	}
 	for _, bad := range [][][]byte{nil, {[]byte("short")}, {[]byte(key1), []byte(key1)}} {
 		if _, err := NewReasoningSealer(bad...); err == nil {
@@ -96,18 +117,18 @@ func TestSealedReasoningRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var streamed string
+	var streamed, streamedID string
 	for _, e := range events {
 		if e.Type == "response.output_item.done" && e.Item.Type == "reasoning" {
-			streamed = e.Item.EncryptedContent
+			streamed, streamedID = e.Item.EncryptedContent, e.Item.ID
 		}
 	}
 	rs := resp.Output[0]
 	if rs.Type != "reasoning" || rs.EncryptedContent == "" || streamed == "" {
 		t.Fatalf("no sealed reasoning: %s / streamed %q", marshalLine(rs), streamed)
 	}
-	for _, sealed := range []string{rs.EncryptedContent, streamed} {
-		if got, err := sealer.Open(sealed); err != nil || got != "Need to use get_weather for Zürich." {
+	for id, sealed := range map[string]string{rs.ID: rs.EncryptedContent, streamedID: streamed} {
+		if got, err := sealer.Open("", id, sealed); err != nil || got != "Need to use get_weather for Zürich." {
 			t.Errorf("sealed reasoning opens to %q, %v", got, err)
 		}
 	}
@@ -129,18 +150,34 @@ func TestSealedReasoningRoundTrip(t *testing.T) {
 		t.Errorf("the prompt does not carry the sealed reasoning:\n%s", prompt)
 	}
 
+	// The reasoning of another item: the same response's message, the
+	// next response's reasoning, or another tenant's.
+	other := resp.Output[1].ID
+	const changed = `input[1].encrypted_content: encrypted reasoning cannot be opened: reasoning item "%s": it was changed, or sealed for another item`
 	for name, tc := range map[string]struct {
 		sealed string
+		id     string // the item's id, when not rs's
 		opts   *RequestOptions
 		want   error
 		msg    string
 	}{
-		"no key":   {rs.EncryptedContent, nil, ErrUnsupportedRequestContent, "input[1].encrypted_content: unsupported content: this server holds no key for encrypted reasoning: send the reasoning_text content"},
-		"tampered": {rs.EncryptedContent[:10] + "A" + rs.EncryptedContent[11:], &RequestOptions{Sealer: sealer}, ErrSealedReasoning, ""},
-		"foreign":  {testSealer(t, key2).Seal("x"), &RequestOptions{Sealer: sealer}, ErrSealedReasoning, `input[1].encrypted_content: encrypted reasoning cannot be opened: reasoning item "rs_2": sealed with a key this server does not hold`},
+		"no key":      {rs.EncryptedContent, "", nil, ErrUnsupportedRequestContent, "input[1].encrypted_content: unsupported content: this server holds no key for encrypted reasoning: send the reasoning_text content"},
+		"tampered":    {rs.EncryptedContent[:10] + "A" + rs.EncryptedContent[11:], "", &RequestOptions{Sealer: sealer}, ErrSealedReasoning, ""},
+		"foreign":     {testSealer(t, key2).Seal("", "rs_2", "x"), "", &RequestOptions{Sealer: sealer}, ErrSealedReasoning, `input[1].encrypted_content: encrypted reasoning cannot be opened: reasoning item "rs_2": sealed with a key this server does not hold`},
+		"other item":  {rs.EncryptedContent, other, &RequestOptions{Sealer: sealer}, ErrSealedReasoning, fmt.Sprintf(changed, other)},
+		"no item id":  {rs.EncryptedContent, "-", &RequestOptions{Sealer: sealer}, ErrSealedReasoning, fmt.Sprintf(changed, "")},
+		"streamed":    {streamed, "", &RequestOptions{Sealer: sealer}, ErrSealedReasoning, fmt.Sprintf(changed, rs.ID)},
+		"other owner": {rs.EncryptedContent, "", &RequestOptions{Sealer: sealer, Owner: "tenant-b"}, ErrSealedReasoning, fmt.Sprintf(changed, rs.ID)},
 	} {
 		items := append([]Item(nil), input...)
 		items[1].EncryptedContent = tc.sealed
+		switch tc.id {
+		case "":
+		case "-":
+			items[1].ID = ""
+		default:
+			items[1].ID = tc.id
+		}
 		if rs.EncryptedContent[10] == 'A' && name == "tampered" {
 			items[1].EncryptedContent = rs.EncryptedContent[:10] + "B" + rs.EncryptedContent[11:]
 		}
@@ -157,12 +194,39 @@ func TestSealedReasoningRoundTrip(t *testing.T) {
 			t.Errorf("%s: %q\nwant %q", name, err.Error(), "openaicompat: "+tc.msg)
 		}
 	}
+
+	// Sealed for a tenant (ResponseOptions.Owner), the reasoning opens in
+	// that tenant's requests (RequestOptions.Owner) and no one else's.
+	ro.Owner = "tenant-a"
+	respA, err := ResponseFromTokens(enc, toks, Sampling{}, &ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputA := []Item{input[0], respA.Output[0], respA.Output[1],
+		{Type: "function_call_output", CallID: respA.Output[1].CallID, Output: &ItemContent{Text: `{"temp": 21}`}}}
+	inputA[1].Content = nil
+	if prompt, err := next(inputA, &RequestOptions{Sealer: sealer, Owner: "tenant-a"}); err != nil ||
+		!strings.Contains(prompt, "<|message|>Need to use get_weather for Zürich.<|end|>") {
+		t.Errorf("tenant a's own sealed reasoning: %v\n%s", err, prompt)
+	}
+	for _, owner := range []string{"", "tenant-b", "tenant-"} {
+		if _, err := next(inputA, &RequestOptions{Sealer: sealer, Owner: owner}); !errors.Is(err, ErrSealedReasoning) ||
+			err.Error() != "openaicompat: "+fmt.Sprintf(changed, respA.Output[0].ID) {
+			t.Errorf("tenant a's sealed reasoning opened for %q: %v", owner, err)
+		}
+	}
 }
 
-// mapStore is an ItemStore over a map.
+// mapStore is an ItemStore over a map, of the owner "".
 type mapStore map[string]Item
 
-func (m mapStore) Item(id string) (Item, bool) { it, ok := m[id]; return it, ok }
+func (m mapStore) Item(owner, id string) (Item, bool) {
+	if owner != "" {
+		return Item{}, false
+	}
+	it, ok := m[id]
+	return it, ok
+}
 
 // TestItemReference resolves item references through the store, in both
 // spellings, and refuses them without a store or for an unknown id.
@@ -210,10 +274,16 @@ func TestItemReference(t *testing.T) {
 	}
 }
 
-// respStore is a ResponseStore over a map.
+// respStore is a ResponseStore over a map, of the owner "".
 type respStore map[string][]Item
 
-func (m respStore) ResponseItems(id string) ([]Item, bool) { it, ok := m[id]; return it, ok }
+func (m respStore) ResponseItems(owner, id string) ([]Item, bool) {
+	if owner != "" {
+		return nil, false
+	}
+	it, ok := m[id]
+	return it, ok
+}
 
 // TestPreviousResponse continues a stored response's conversation with
 // previous_response_id, as the openai SDKs' tool loops do: the stored

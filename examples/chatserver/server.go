@@ -255,7 +255,7 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if store {
-			s.items.putResponse(&req, resp)
+			s.items.putResponse("", &req, resp)
 		}
 		s.writeJSON(w, http.StatusOK, resp)
 		return
@@ -282,7 +282,7 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 	}
 	events, err := c.Finish(samp)
 	if store && err == nil && len(events) > 0 && events[len(events)-1].Response != nil {
-		s.items.putResponse(&req, events[len(events)-1].Response)
+		s.items.putResponse("", &req, events[len(events)-1].Response)
 	}
 	if sse.WriteEvents(events...) != nil {
 		return

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"strconv"
 
 	"github.com/go-harmony/harmony/internal/cache"
 	"github.com/go-harmony/harmony/openaicompat"
@@ -27,20 +28,28 @@ func newItemStore(budget int64) *itemStore {
 	return &itemStore{c: cache.New[openaicompat.Item](budget), convs: cache.New[[]openaicompat.Item](budget)}
 }
 
-// Item returns the stored item with the given id (openaicompat.ItemStore).
-func (s *itemStore) Item(id string) (openaicompat.Item, bool) { return s.c.Get(id) }
+// Item returns the item with the given id stored for owner
+// (openaicompat.ItemStore).
+func (s *itemStore) Item(owner, id string) (openaicompat.Item, bool) { return s.c.Get(storeKey(owner, id)) }
 
-// ResponseItems returns the conversation of the stored response with the
-// given id (openaicompat.ResponseStore).
-func (s *itemStore) ResponseItems(id string) ([]openaicompat.Item, bool) { return s.convs.Get(id) }
+// ResponseItems returns the conversation of the response with the given
+// id stored for owner (openaicompat.ResponseStore).
+func (s *itemStore) ResponseItems(owner, id string) ([]openaicompat.Item, bool) {
+	return s.convs.Get(storeKey(owner, id))
+}
 
-// putResponse stores the output items of the response to req, and the
-// conversation it ended.
-func (s *itemStore) putResponse(req *openaicompat.ResponsesRequest, resp *openaicompat.Response) {
-	s.put(resp.Output)
+// storeKey is the key of an id stored for owner: the owner's length, so
+// that no owner and id run into another pair, the owner and the id. One
+// owner's ids are never another's.
+func storeKey(owner, id string) string { return strconv.Itoa(len(owner)) + ":" + owner + id }
+
+// putResponse stores, for owner, the output items of the response to req
+// and the conversation it ended.
+func (s *itemStore) putResponse(owner string, req *openaicompat.ResponsesRequest, resp *openaicompat.Response) {
+	s.put(owner, resp.Output)
 	var conv []openaicompat.Item
 	if req.PreviousResponseID != "" {
-		prev, _ := s.ResponseItems(req.PreviousResponseID)
+		prev, _ := s.ResponseItems(owner, req.PreviousResponseID)
 		conv = append(conv, prev...)
 	}
 	if req.Input.Items != nil {
@@ -53,11 +62,11 @@ func (s *itemStore) putResponse(req *openaicompat.ResponsesRequest, resp *openai
 	if b, err := json.Marshal(conv); err == nil {
 		size = len(b)
 	}
-	s.convs.Put(resp.ID, conv, int64(size))
+	s.convs.Put(storeKey(owner, resp.ID), conv, int64(size))
 }
 
-// put stores the items that have ids.
-func (s *itemStore) put(items []openaicompat.Item) {
+// put stores the items that have ids, for owner.
+func (s *itemStore) put(owner string, items []openaicompat.Item) {
 	for _, it := range items {
 		if it.ID == "" {
 			continue
@@ -66,6 +75,6 @@ func (s *itemStore) put(items []openaicompat.Item) {
 		if b, err := json.Marshal(it); err == nil {
 			size = len(b)
 		}
-		s.c.Put(it.ID, it, int64(size))
+		s.c.Put(storeKey(owner, it.ID), it, int64(size))
 	}
 }
