@@ -67,10 +67,14 @@
 //	                 "reasoning.encrypted_content" (stateless tool loops
 //	                 with store:false). Default: a random key of this
 //	                 process, so sealed reasoning opens until it restarts.
-//	-store-bytes N   keep Responses output items in N bytes of memory
+//	-store-bytes N   keep at most N bytes of Responses in memory, in all
 //	                 (default 64 MiB, least recently used dropped first;
-//	                 0: none) so that the item references clients send with
-//	                 store (the API's default) resolve; requests with
+//	                 0: none): the output items, so that the item
+//	                 references clients send with store (the API's
+//	                 default) resolve, and each response's conversation,
+//	                 for previous_response_id. Items are kept as the JSON
+//	                 of their type's fields, and N counts those bytes, the
+//	                 ids and about 128 bytes an entry. Requests with
 //	                 store:false are not kept.
 //
 // and the limits on slow, idle and oversized clients (see "Limits"):
@@ -270,7 +274,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	strict := fs.Bool("strict", false, "fail on malformed model output instead of recovering it")
 	reasoningField := fs.String("reasoning-field", "reasoning", "the Chat Completions `FIELD` of the reasoning: reasoning, reasoning_content or both")
 	reasoningKeys := fs.String("reasoning-keys", "", "seal Responses reasoning with these AES `KEYS` (base64, comma-separated; the first seals,\nall open); default: a random key of this process")
-	storeBytes := fs.Int64("store-bytes", 64<<20, "keep Responses output items for item references in `N` bytes of memory (0: none)")
+	storeBytes := fs.Int64("store-bytes", 64<<20, "keep at most `N` bytes of Responses items and conversations, for item references and\nprevious_response_id (0: none)")
 	l := defaultLimits
 	fs.DurationVar(&l.ReadHeaderTimeout, "read-header-timeout", l.ReadHeaderTimeout, "read a request's headers within `DURATION` (0: the read timeout)")
 	fs.DurationVar(&l.ReadTimeout, "read-timeout", l.ReadTimeout, "read a whole request, body included, within `DURATION` (0: none)")

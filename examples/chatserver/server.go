@@ -58,8 +58,10 @@ type options struct {
 	// that include "reasoning.encrypted_content" and opens it when they
 	// come back; nil means a sealer with a random key of this process.
 	Sealer *openaicompat.ReasoningSealer
-	// StoreBytes bounds the in-memory store of Responses output items that
-	// item references resolve through; 0 means 64 MiB, negative no store.
+	// StoreBytes bounds everything the in-memory Responses store keeps
+	// (the output items that item references resolve through, and the
+	// conversations of previous_response_id), in all; 0 means 64 MiB,
+	// negative no store.
 	StoreBytes int64
 	// ContextWindow is the model's context window in tokens
 	// (openaicompat.RequestOptions.ContextWindow): a prompt that does not

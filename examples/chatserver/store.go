@@ -8,45 +8,70 @@ import (
 	"github.com/go-harmony/harmony/openaicompat"
 )
 
-// itemStore keeps the output items of responses in memory, by id, for the
-// Responses API's item references (what clients send back for earlier
-// output when store is true, the API's default). It is bounded by the
-// bytes of the items' JSON: the least recently used go first. It is safe
-// for concurrent use.
+// itemStore keeps what the Responses API's store asks of a server, in
+// memory: the output items of responses by id, for item references (what
+// clients send back for earlier output when store is true, the API's
+// default), and the conversation each response ended (the items before its
+// input, its input and its output) by the response's id, for
+// previous_response_id. It is safe for concurrent use.
 //
-// It also keeps each response's conversation (the items before its input,
-// its input and its output) by the response's id, for previous_response_id,
-// in a second cache of the same budget.
+// Everything is kept for an owner, the tenant of the request (the API key's,
+// or "" for all when the server has no keys), and is found only by that
+// owner: another tenant's ids are unknown.
+//
+// All of it counts against one budget of bytes, least recently used
+// dropped first, and what is counted is what is kept: each item is kept
+// as the JSON its MarshalJSON writes, the fields of its type — a decoded
+// item also holds whatever other fields the client sent, of any size,
+// which are not kept — and a conversation as the JSON array of its items.
+// An entry counts the bytes of its JSON and of its key, and
+// cache.EntryOverhead.
 type itemStore struct {
-	c     *cache.Cache[openaicompat.Item]
-	convs *cache.Cache[[]openaicompat.Item]
+	c *cache.Cache[string]
 }
 
-// newItemStore returns a store of at most budget bytes, twice: for items,
-// and for the conversations of responses.
+// newItemStore returns a store of at most budget bytes in all.
 func newItemStore(budget int64) *itemStore {
-	return &itemStore{c: cache.New[openaicompat.Item](budget), convs: cache.New[[]openaicompat.Item](budget)}
+	return &itemStore{c: cache.New[string](budget)}
 }
 
 // Item returns the item with the given id stored for owner
 // (openaicompat.ItemStore).
-func (s *itemStore) Item(owner, id string) (openaicompat.Item, bool) { return s.c.Get(storeKey(owner, id)) }
+func (s *itemStore) Item(owner, id string) (openaicompat.Item, bool) {
+	var it openaicompat.Item
+	return it, s.get(storeKey('i', owner, id), &it)
+}
 
 // ResponseItems returns the conversation of the response with the given
 // id stored for owner (openaicompat.ResponseStore).
 func (s *itemStore) ResponseItems(owner, id string) ([]openaicompat.Item, bool) {
-	return s.convs.Get(storeKey(owner, id))
+	var items []openaicompat.Item
+	return items, s.get(storeKey('r', owner, id), &items)
 }
 
-// storeKey is the key of an id stored for owner: the owner's length, so
-// that no owner and id run into another pair, the owner and the id. One
-// owner's ids are never another's.
-func storeKey(owner, id string) string { return strconv.Itoa(len(owner)) + ":" + owner + id }
+// get decodes the JSON stored under key into v, and reports whether there
+// was any.
+func (s *itemStore) get(key string, v any) bool {
+	data, ok := s.c.Get(key)
+	return ok && json.Unmarshal([]byte(data), v) == nil
+}
+
+// storeKey is the key of an item ('i') or a response ('r') stored for
+// owner: the kind, the owner's length (so that no owner and id run into
+// another pair), the owner and the id. One owner's ids are never
+// another's.
+func storeKey(kind byte, owner, id string) string {
+	return string(kind) + strconv.Itoa(len(owner)) + ":" + owner + id
+}
 
 // putResponse stores, for owner, the output items of the response to req
 // and the conversation it ended.
 func (s *itemStore) putResponse(owner string, req *openaicompat.ResponsesRequest, resp *openaicompat.Response) {
-	s.put(owner, resp.Output)
+	for _, it := range resp.Output {
+		if it.ID != "" {
+			s.put(storeKey('i', owner, it.ID), it)
+		}
+	}
 	var conv []openaicompat.Item
 	if req.PreviousResponseID != "" {
 		prev, _ := s.ResponseItems(owner, req.PreviousResponseID)
@@ -58,23 +83,16 @@ func (s *itemStore) putResponse(owner string, req *openaicompat.ResponsesRequest
 		conv = append(conv, openaicompat.Item{Type: "message", Role: "user", Content: &openaicompat.ItemContent{Text: req.Input.Text}})
 	}
 	conv = append(conv, resp.Output...)
-	size := 1024
-	if b, err := json.Marshal(conv); err == nil {
-		size = len(b)
-	}
-	s.convs.Put(storeKey(owner, resp.ID), conv, int64(size))
+	s.put(storeKey('r', owner, resp.ID), conv)
 }
 
-// put stores the items that have ids, for owner.
-func (s *itemStore) put(owner string, items []openaicompat.Item) {
-	for _, it := range items {
-		if it.ID == "" {
-			continue
-		}
-		size := 256
-		if b, err := json.Marshal(it); err == nil {
-			size = len(b)
-		}
-		s.c.Put(storeKey(owner, it.ID), it, int64(size))
+// put stores v's JSON under key; the cache drops what does not fit.
+func (s *itemStore) put(key string, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return
 	}
+	// A string of its own: exactly the bytes counted, where the marshalled
+	// slice may have more capacity.
+	s.c.Put(key, string(data), int64(len(data)))
 }

@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-harmony/harmony/openaicompat"
 )
@@ -114,5 +117,62 @@ func TestReasoningFlags(t *testing.T) {
 		if !strings.Contains(got, tc.want) || strings.Contains(got, tc.lack) {
 			t.Errorf("%s: %s", tc.field, got)
 		}
+	}
+}
+
+// TestStoreHoldsWhatItCounts posts, through the server's handler, Responses
+// requests with store whose input items carry fields of other types (a
+// message's "arguments", "encrypted_content", "output", …; an input_text
+// part's "annotations"), megabytes that a decoded item keeps but its JSON
+// does not write. The store keeps the items as their JSON, so the bytes
+// it counts stay within -store-bytes, and so does the Go heap, with a
+// fixed allowance for the rest of the server. The stored conversation
+// still continues with previous_response_id.
+func TestStoreHoldsWhatItCounts(t *testing.T) {
+	const budget = 4 << 20
+	enc := loadEncoding(t)
+	prompts := &syncBuffer{}
+	h := newServer(enc, standIn{enc}, prompts, options{StoreBytes: budget, Now: func() time.Time { return testTime }})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	big := strings.Repeat("x", 3<<20)
+	zeros := strings.Repeat("0,", 300000) + "0"
+	bodies := []string{
+		`{"model":"m","store":true,"input":[{"type":"message","role":"user","content":"hello there","arguments":"` + big + `"}]}`,
+		`{"model":"m","input":[{"role":"user","content":"hello there","encrypted_content":"` + big[:1<<20] + `","output":"` + big[:1<<20] +
+			`","name":"` + big[:1<<20] + `","summary":[{"type":"summary_text","text":"s"}]}]}`,
+		`{"model":"m","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hello there","annotations":[` + zeros + `],"logprobs":[` + zeros + `]}]}]}`,
+	}
+	heap := func() uint64 {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	postOK(t, srv.URL+responsesPath, `{"model":"m","input":"warm up"}`, "application/json")
+	before := heap()
+	var last openaicompat.Response
+	for i := range 24 {
+		unmarshal(t, postOK(t, srv.URL+responsesPath, bodies[i%len(bodies)], "application/json"), &last)
+	}
+	after := heap()
+	if n := h.items.c.Bytes(); n > budget {
+		t.Errorf("the store counts %d bytes, over its budget of %d", n, budget)
+	}
+	// The allowance: the harmony encoding's and the server's caches of
+	// these small prompts, connections' buffers.
+	const allowance = 4 << 20
+	if after > before && after-before > budget+allowance {
+		t.Errorf("the heap grew by %d bytes over 24 requests: more than the store's %d and %d besides", after-before, budget, allowance)
+	}
+	t.Logf("heap %d → %d bytes; the store counts %d in %d entries", before, after, h.items.c.Bytes(), h.items.c.Len())
+
+	// What was kept is the items' own fields: the conversation goes on.
+	body := `{"model":"m","previous_response_id":"` + last.ID + `","input":"and again"}`
+	postOK(t, srv.URL+responsesPath, body, "application/json")
+	lines := strings.Split(strings.TrimSpace(prompts.String()), "\n")
+	if got := lines[len(lines)-1]; !strings.Contains(got, "hello there") || !strings.Contains(got, "and again") || strings.Contains(got, "xxx") {
+		t.Errorf("the continued prompt: %.300s", got)
 	}
 }
