@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/utf8x"
 	"github.com/go-harmony/harmony/jsonschema"
 	"github.com/go-harmony/harmony/openaicompat"
 )
@@ -93,12 +94,14 @@ func checkSchemas(v *jsonschema.Validator, checks []schemaCheck) error {
 		if c.format {
 			sentinel, code, what = openaicompat.ErrInvalidRequest, codeInvalidFormat, "response format"
 		}
-		detail := se.Err.Error()
+		// The pointer holds the schema's keys, and the detail may quote
+		// its values: both are clipped, as the name is.
+		detail := utf8x.Clip(se.Err.Error(), 256)
 		if se.Pointer != "" {
-			detail = "at " + se.Pointer + ": " + detail
+			detail = "at " + utf8x.Clip(se.Pointer, 128) + ": " + detail
 		}
 		return &openaicompat.RequestError{MessageIndex: -1, Param: c.param, Code: code,
-			Err: &schemaError{msg: fmt.Sprintf("invalid schema for %s %q: %s", what, c.name, detail), errs: []error{sentinel, se}}}
+			Err: &schemaError{msg: fmt.Sprintf("invalid schema for %s %q: %s", what, clip(c.name), detail), errs: []error{sentinel, se}}}
 	}
 	return nil
 }

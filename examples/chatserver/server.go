@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/constrain"
+	"github.com/go-harmony/harmony/internal/utf8x"
 	"github.com/go-harmony/harmony/jsonschema"
 	"github.com/go-harmony/harmony/openaicompat"
 )
@@ -138,14 +139,14 @@ func (s *server) route(w http.ResponseWriter, r *http.Request) {
 		handle = s.responses
 	default:
 		s.writeJSON(w, http.StatusNotFound, errorBody(
-			fmt.Sprintf("Invalid URL (%s %s): this server has only POST %s and POST %s", r.Method, r.URL.Path, chatPath, responsesPath),
+			fmt.Sprintf("Invalid URL (%s %s): this server has only POST %s and POST %s", clip(r.Method), clip(r.URL.Path), chatPath, responsesPath),
 			"invalid_request_error", "", "unknown_url"))
 		return
 	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		s.writeJSON(w, http.StatusMethodNotAllowed, errorBody(
-			fmt.Sprintf("Method %s not allowed on %s: use POST", r.Method, r.URL.Path),
+			fmt.Sprintf("Method %s not allowed on %s: use POST", clip(r.Method), r.URL.Path),
 			"invalid_request_error", "", "method_not_allowed"))
 		return
 	}
@@ -412,7 +413,7 @@ func (s *server) decode(w http.ResponseWriter, r *http.Request, decodeBody func(
 		mt, params, err := mime.ParseMediaType(ct)
 		if err != nil || mt != "application/json" || (params["charset"] != "" && !strings.EqualFold(params["charset"], "utf-8")) {
 			s.writeJSON(w, http.StatusUnsupportedMediaType, errorBody(
-				fmt.Sprintf("Unsupported Content-Type %q: send the body as application/json", ct),
+				fmt.Sprintf("Unsupported Content-Type %q: send the body as application/json", clip(ct)),
 				"invalid_request_error", "", "unsupported_content_type"))
 			return false
 		}
@@ -491,6 +492,11 @@ func (s *server) armWrite(w http.ResponseWriter) {
 		http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.opts.WriteTimeout))
 	}
 }
+
+// clip is a client's string (an id, a name, a path) as an error quotes it:
+// at most 64 bytes, and "…" when it was longer, so that an error's size
+// does not depend on the request's.
+func clip(s string) string { return utf8x.Clip(s, 64) }
 
 // marshal is json.Marshal without the escaping of <, > and &, which would
 // make the harmony markup of prompts and any such text in replies hard to
