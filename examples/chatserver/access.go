@@ -20,6 +20,9 @@ type accessWriter struct {
 	// err names the error the request was answered with, or a stream
 	// ended with: its code, else its type.
 	err string
+	// tenant is the tenant of the request's API key, when the server has
+	// keys.
+	tenant string
 }
 
 func (a *accessWriter) WriteHeader(status int) {
@@ -40,7 +43,8 @@ func (a *accessWriter) Unwrap() http.ResponseWriter { return a.ResponseWriter }
 
 // accessLog writes the request's line to the server's log, at level INFO
 // with the message "request": method, path, status (that of the headers: a
-// stream that ends with an error is a 200, with error), prompt_tokens and
+// stream that ends with an error is a 200, with error), tenant when the
+// request authenticated with an API key, prompt_tokens and
 // completion_tokens when the model answered, error when there was one,
 // and duration, from the request's start to the end of its response.
 func (s *server) accessLog(a *accessWriter, r *http.Request) {
@@ -51,8 +55,11 @@ func (s *server) accessLog(a *accessWriter, r *http.Request) {
 	if status == 0 {
 		status = http.StatusOK // net/http's, for a handler that wrote nothing
 	}
-	attrs := make([]slog.Attr, 0, 7)
+	attrs := make([]slog.Attr, 0, 8)
 	attrs = append(attrs, slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", status))
+	if a.tenant != "" {
+		attrs = append(attrs, slog.String("tenant", a.tenant))
+	}
 	if a.promptTokens >= 0 {
 		attrs = append(attrs, slog.Int("prompt_tokens", a.promptTokens), slog.Int("completion_tokens", a.completionTokens))
 	}

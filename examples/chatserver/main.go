@@ -61,12 +61,21 @@
 //	-reasoning-field FIELD  the Chat Completions field of the reasoning:
 //	                 reasoning (the default; OpenAI SDKs, the Vercel AI
 //	                 SDK), reasoning_content (LangChain) or both.
-//	-reasoning-keys KEYS  AES keys (base64, comma-separated; the first
-//	                 seals, all open) for the Responses reasoning sealed in
+//	-reasoning-keys-file FILE  AES keys (base64, one a line; blank lines
+//	                 and lines starting with # skipped; the first seals,
+//	                 all open) for the Responses reasoning sealed in
 //	                 encrypted_content when a request includes
 //	                 "reasoning.encrypted_content" (stateless tool loops
-//	                 with store:false). Default: a random key of this
-//	                 process, so sealed reasoning opens until it restarts.
+//	                 with store:false). Or give them in the environment,
+//	                 CHATSERVER_REASONING_KEYS=KEY,KEY,… (not both).
+//	                 Default: a random key of this process, so sealed
+//	                 reasoning opens until it restarts. The keys are never
+//	                 taken on the command line, which every user of the
+//	                 machine can read: the former -reasoning-keys KEYS is
+//	                 refused, saying so.
+//	-api-keys FILE   require an API key, one of FILE's, and serve each
+//	                 key's tenant apart (see "API keys and tenants").
+//	                 Default: no keys, one tenant.
 //	-store-bytes N   keep at most N bytes of Responses in memory, in all
 //	                 (default 64 MiB, least recently used dropped first;
 //	                 0: none): the output items, so that the item
@@ -92,6 +101,37 @@
 //	-max-header-bytes N            request headers (default 65536)
 //	-max-body-bytes N              a request body (default 8 MiB); a larger
 //	                               one gets 413
+//
+// # API keys and tenants
+//
+// Without -api-keys the server takes every request, and all of them share
+// one Responses store: any client that holds a response's or an item's id
+// can use it. With -api-keys FILE each request must carry one of the keys
+// of FILE as OpenAI's clients send theirs, "Authorization: Bearer KEY"
+// (the SDKs' apiKey), else it gets 401 in OpenAI's form, before its path
+// or body is looked at:
+//
+//	{"error": {"message": "Incorrect API key provided. …", "type": "invalid_request_error", "param": null, "code": "invalid_api_key"}}
+//
+// (for a request without a key, the message says so). FILE has one key
+// and its tenant per line, separated by spaces; blank lines and lines
+// starting with # are skipped; a tenant may have several keys, to rotate
+// them:
+//
+//	# KEY                       TENANT
+//	sk-acme-5Wb0cyq6SgG3x1Jz    acme
+//	sk-acme-rotated-K8d2Lr0pQe  acme
+//	sk-globex-Hq3nTz81LmWcV0a   globex
+//
+// Keys are compared in constant time, by their SHA-256 digests; the server
+// keeps no key itself. A tenant's stored responses and items are its own
+// (openaicompat.RequestOptions.Owner): previous_response_id and
+// item_reference find only the tenant's own, and another tenant's id gets
+// the very 400 of an id never stored, which quotes nothing of what the
+// other tenant stored; sealed reasoning opens only for the tenant it was
+// sealed for. The access log names each request's tenant. The server
+// warns when FILE (or -reasoning-keys-file) can be read by other users.
+// It serves plain HTTP: off loopback, put it behind TLS.
 //
 // # Replay files
 //
@@ -170,8 +210,11 @@
 // invalid request gets 400 with type "invalid_request_error" (the message
 // names the problem, such as an unknown tool_call_id), a body that is not
 // one JSON object 400 with code "invalid_json", a body over the limit 413.
-// The server's own refusals: a wrong path 404, a method other than POST
-// 405, a content type other than application/json 415. Completions
+// The server's own refusals: a missing or unknown API key 401 (with
+// -api-keys), a wrong path 404, a method other than POST 405, a content
+// type other than application/json 415. Messages quote a client's ids,
+// names, paths and content types clipped to 64 bytes, so that an error's
+// size does not depend on the request's. Completions
 // harmony cannot parse (a bad replay line, with -strict), and a failed
 // write to the prompt log, get 500 with type "server_error" when not
 // streamed. A stream that has started cannot change its status: it ends
@@ -192,7 +235,8 @@
 //
 // Each request is logged on standard error when its response ends, one
 // line by log/slog's text handler: msg=request, method, path, status (a
-// stream's is 200, even when it ends with an error), prompt_tokens and
+// stream's is 200, even when it ends with an error), tenant (with
+// -api-keys), prompt_tokens and
 // completion_tokens (when the model was reached), error (the code, else
 // the type, of the error the request was answered with or its stream
 // ended with) and duration:
@@ -228,7 +272,6 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"flag"
 	"fmt"
@@ -239,7 +282,6 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -273,7 +315,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	delay := fs.Duration("delay", 0, "pause `DURATION` after each streamed token")
 	strict := fs.Bool("strict", false, "fail on malformed model output instead of recovering it")
 	reasoningField := fs.String("reasoning-field", "reasoning", "the Chat Completions `FIELD` of the reasoning: reasoning, reasoning_content or both")
-	reasoningKeys := fs.String("reasoning-keys", "", "seal Responses reasoning with these AES `KEYS` (base64, comma-separated; the first seals,\nall open); default: a random key of this process")
+	reasoningKeysFile := fs.String("reasoning-keys-file", "", "seal Responses reasoning with the AES keys of `FILE` (base64, one a line; the first seals,\nall open), or of $"+reasoningKeysEnv+" (comma-separated); default: a random key of this process")
+	reasoningKeys := fs.String("reasoning-keys", "", "no longer accepted: `KEYS` on the command line are readable by every user; see -reasoning-keys-file")
+	apiKeysFile := fs.String("api-keys", "", "require a Bearer API key of `FILE` (one \"KEY TENANT\" a line), and keep each tenant's\nstored responses its own; default: no keys, one tenant")
 	storeBytes := fs.Int64("store-bytes", 64<<20, "keep at most `N` bytes of Responses items and conversations, for item references and\nprevious_response_id (0: none)")
 	l := defaultLimits
 	fs.DurationVar(&l.ReadHeaderTimeout, "read-header-timeout", l.ReadHeaderTimeout, "read a request's headers within `DURATION` (0: the read timeout)")
@@ -298,20 +342,16 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		fs.Usage()
 		return err
 	}
-	var sealer *openaicompat.ReasoningSealer
 	if *reasoningKeys != "" {
-		var keys [][]byte
-		for _, k := range strings.Split(*reasoningKeys, ",") {
-			b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(k))
-			if err != nil {
-				return fmt.Errorf("-reasoning-keys: %w", err)
-			}
-			keys = append(keys, b)
-		}
-		var err error
-		if sealer, err = openaicompat.NewReasoningSealer(keys...); err != nil {
-			return fmt.Errorf("-reasoning-keys: %w", err)
-		}
+		return errReasoningKeysFlag
+	}
+	sealer, err := loadReasoningSealer(*reasoningKeysFile, os.Getenv(reasoningKeysEnv), stderr)
+	if err != nil {
+		return err
+	}
+	keys, err := loadAPIKeys(*apiKeysFile, stderr)
+	if err != nil {
+		return err
 	}
 	if *storeBytes < 0 {
 		fs.Usage()
@@ -377,12 +417,19 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "chatserver: listening on http://%s\n", ln.Addr())
 	if ta, ok := ln.Addr().(*net.TCPAddr); !ok || !ta.IP.IsLoopback() {
-		fmt.Fprintf(stderr, "chatserver: warning: %s is not a loopback address: anyone who can reach it can use this server\n", ln.Addr())
+		if keys == nil {
+			fmt.Fprintf(stderr, "chatserver: warning: %s is not a loopback address: anyone who can reach it can use this server\n", ln.Addr())
+		} else {
+			fmt.Fprintf(stderr, "chatserver: warning: %s is not a loopback address: requests and their API keys cross the network in plain HTTP\n", ln.Addr())
+		}
 	}
 	fmt.Fprintf(stderr, "chatserver: model: %s\n", about)
+	if keys != nil {
+		fmt.Fprintf(stderr, "chatserver: API keys: %d, of %d tenants, from %s\n", len(keys.keys), keys.tenants, *apiKeysFile)
+	}
 	h := newServer(enc, m, prompts, options{Model: *modelName, TokenDelay: *delay, Strict: *strict,
 		MaxBodyBytes: l.MaxBodyBytes, WriteTimeout: l.WriteTimeout,
-		ReasoningField: field, Sealer: sealer, StoreBytes: store,
+		ReasoningField: field, Sealer: sealer, StoreBytes: store, Keys: keys,
 		ContextWindow: *contextWindow, Log: slog.New(slog.NewTextHandler(stderr, nil))})
 	srv := newHTTPServer(h, l)
 	done := make(chan struct{})

@@ -71,6 +71,10 @@ type options struct {
 	ContextWindow int
 	// Log gets one line per request (see accessLog); nil means none.
 	Log *slog.Logger
+	// Keys are the API keys a request must authenticate with, each of a
+	// tenant, whose stored responses are its own (see auth.go); nil means
+	// no authentication, and one tenant for every request.
+	Keys *apiKeys
 }
 
 // server answers the OpenAI endpoints with completions from a model. It is
@@ -129,8 +133,11 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.route(aw, r)
 }
 
-// route serves the request.
+// route serves the request, once it is authenticated.
 func (s *server) route(w http.ResponseWriter, r *http.Request) {
+	if r = s.authenticate(w, r); r == nil {
+		return
+	}
 	var handle func(http.ResponseWriter, *http.Request)
 	switch r.URL.Path {
 	case chatPath:
@@ -227,7 +234,9 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 	if !s.decode(w, r, func(data []byte) error { return openaicompat.DecodeRequest(data, &req) }) {
 		return
 	}
+	owner := tenantOf(r.Context())
 	opts := s.requestOptions()
+	opts.Owner = owner
 	conv, err := req.Conversation(opts)
 	if err == nil {
 		err = checkSchemas(s.schemas, responsesSchemas(&req))
@@ -250,6 +259,7 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ro := s.responseOptions(req.ResponseOptions())
+	ro.Owner = owner
 	store := s.items != nil && (req.Store == nil || *req.Store)
 	if !req.Stream {
 		resp, err := openaicompat.ResponseFromTokens(s.enc, ids, samp, &ro)
@@ -258,7 +268,7 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if store {
-			s.items.putResponse("", &req, resp)
+			s.items.putResponse(owner, &req, resp)
 		}
 		s.writeJSON(w, http.StatusOK, resp)
 		return
@@ -285,7 +295,7 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 	}
 	events, err := c.Finish(samp)
 	if store && err == nil && len(events) > 0 && events[len(events)-1].Response != nil {
-		s.items.putResponse("", &req, events[len(events)-1].Response)
+		s.items.putResponse(owner, &req, events[len(events)-1].Response)
 	}
 	if sse.WriteEvents(events...) != nil {
 		return

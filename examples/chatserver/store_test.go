@@ -94,8 +94,8 @@ const responsesWeatherTool = `{"type": "function", "name": "get_weather", "descr
 func TestReasoningFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-reasoning-field", "thoughts"},
-		{"-reasoning-keys", "not base64!"},
-		{"-reasoning-keys", "c2hvcnQ="}, // 5 bytes: no AES key
+		{"-reasoning-keys", "c2hvcnQ="}, // keys on the command line: refused
+		{"-reasoning-keys-file", "/nonexistent/keys"},
 		{"-store-bytes", "-1"},
 	} {
 		var stderr strings.Builder
