@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -31,8 +33,11 @@ func describe(err error) string {
 	return err.Error()
 }
 
-func client(s *server) *openai.Client {
-	c := openai.NewClient(option.WithBaseURL(s.BaseURL), option.WithAPIKey("sk-not-checked"), option.WithMaxRetries(0))
+func client(s *server) *openai.Client { return clientWithKey(s, "sk-not-checked") }
+
+// clientWithKey is a client that sends the API key key.
+func clientWithKey(s *server, key string) *openai.Client {
+	c := openai.NewClient(option.WithBaseURL(s.BaseURL), option.WithAPIKey(key), option.WithMaxRetries(0))
 	return &c
 }
 
@@ -597,6 +602,68 @@ func TestResponsesToolLoops(t *testing.T) {
 	t.Run("plain/tool_loop_previous_response_id", testPreviousResponseID)
 }
 
+func testAPIKeys(t *testing.T) {
+	// With -api-keys, the SDK's API key is the tenant's: a wrong one is a
+	// 401 *openai.Error with OpenAI's code; tenant a's tool loop with
+	// previous_response_id works, and tenant b naming a's response gets
+	// the 400 of an unknown id.
+	const keyA, keyB = "sk-tenant-a-0123456789", "sk-tenant-b-9876543210"
+	keys := filepath.Join(t.TempDir(), "api-keys")
+	if err := os.WriteFile(keys, []byte(keyA+" a\n"+keyB+" b\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s := startServerFlags(t, []string{"-api-keys", keys}, call, afterTool)
+	question := responses.ResponseNewParams{Model: model, Input: responses.ResponseNewParamsInputUnion{OfString: openai.String(weatherQuestion)}, Tools: responsesTools}
+	_, err := clientWithKey(s, "sk-wrong").Responses.New(ctx, question)
+	var apiErr *openai.Error
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("wrong key: want an *openai.Error, got %T: %v", err, err)
+	}
+	eq(t, apiErr.StatusCode, 401, "wrong key: StatusCode")
+	eq(t, apiErr.Code, "invalid_api_key", "wrong key: Code")
+	eq(t, apiErr.Type, "invalid_request_error", "wrong key: Type")
+	if !strings.HasPrefix(apiErr.Message, "Incorrect API key provided") {
+		t.Errorf("wrong key: Message: got %q, want Incorrect API key provided…", apiErr.Message)
+	}
+
+	r1, err := clientWithKey(s, keyA).Responses.New(ctx, question)
+	if err != nil {
+		t.Fatal(describe(err))
+	}
+	fc := functionCallOf(r1)
+	next := func(previous string) responses.ResponseNewParams {
+		return responses.ResponseNewParams{
+			Model: model, PreviousResponseID: openai.String(previous), Tools: responsesTools,
+			Input: responses.ResponseNewParamsInputUnion{OfInputItemList: []responses.ResponseInputItemUnionParam{{
+				OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
+					CallID: openai.String(fc.CallID),
+					Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: openai.String(toolResult)},
+				},
+			}}},
+		}
+	}
+	_, errB := clientWithKey(s, keyB).Responses.New(ctx, next(r1.ID))
+	_, errUnknown := clientWithKey(s, keyB).Responses.New(ctx, next("resp_unknown"))
+	var eB, eU *openai.Error
+	if !errors.As(errB, &eB) || !errors.As(errUnknown, &eU) {
+		t.Fatalf("tenant b: want *openai.Errors, got %v and %v", errB, errUnknown)
+	}
+	eq(t, eB.StatusCode, 400, "tenant b, a's response: StatusCode")
+	eq(t, eB.Code, eU.Code, "tenant b, a's response: Code (that of an unknown id)")
+	eq(t, eB.Param, eU.Param, "tenant b, a's response: Param (that of an unknown id)")
+	eq(t, strings.ReplaceAll(eB.Message, r1.ID, "ID"), strings.ReplaceAll(eU.Message, "resp_unknown", "ID"), "tenant b, a's response: Message (that of an unknown id)")
+
+	r2, err := clientWithKey(s, keyA).Responses.New(ctx, next(r1.ID))
+	if err != nil {
+		t.Fatal(describe(err))
+	}
+	checkResponse(t, r2, wantOutput{reasoning: finalReasoning, text: finalAnswer}, "tenant a's second response")
+	s.checkToolLoopPrompt(t, 1)
+	s.requests(t, 2)
+}
+
 func TestErrors(t *testing.T) {
 	t.Run("Chat/plain/400_unknown_tool_call_id", testErrorShape)
+	t.Run("Responses/plain/api_keys_401_and_tenants", testAPIKeys)
 }

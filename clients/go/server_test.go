@@ -87,6 +87,12 @@ var listening = regexp.MustCompile(`chatserver: listening on http://(\S+)`)
 // test ends.
 func startServer(t *testing.T, completions ...string) *server {
 	t.Helper()
+	return startServerFlags(t, nil, completions...)
+}
+
+// startServerFlags is startServer with more flags for the chatserver.
+func startServerFlags(t *testing.T, flags []string, completions ...string) *server {
+	t.Helper()
 	dir := t.TempDir()
 	s := &server{promptLog: filepath.Join(dir, "prompts.jsonl")}
 	var replay strings.Builder
@@ -101,7 +107,7 @@ func startServer(t *testing.T, completions ...string) *server {
 	if err := os.WriteFile(replayFile, []byte(replay.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(chatserverBin, "-addr", "127.0.0.1:0", "-replay", replayFile, "-prompts", s.promptLog)
+	cmd := exec.Command(chatserverBin, append([]string{"-addr", "127.0.0.1:0", "-replay", replayFile, "-prompts", s.promptLog}, flags...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,9 @@
 // reasoning item's reasoning_text content.
 
 import OpenAI from 'openai';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   check, startServer, apiKey, includes, eq, ok, usageOf, requests, checkToolLoopPrompt,
   PLAIN, REASONING, ANSWER, CALL, CALL_REASONING, CALL_ARGS, TOOL_RESULT, AFTER_TOOL, FINAL_REASONING, FINAL_ANSWER,
@@ -456,6 +459,28 @@ check('openai · Responses · plain · 400 error (unknown call_id)', async (t) =
   ok(typeof err?.param === 'string' && err.param.startsWith('input[1]'), 'error.param names input[1]', err?.param);
   includes(err?.message, 'call_nope', 'error.message');
   requests(s, 0);
+});
+
+// With -api-keys: a wrong key is the SDK's AuthenticationError with
+// OpenAI's code, and the right one is served.
+check('openai · Responses · plain · 401 error (-api-keys, wrong key)', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'clients-keys-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const keys = join(dir, 'api-keys');
+  writeFileSync(keys, 'sk-tenant-a-0123456789 a\n', { mode: 0o600 });
+  const s = await startServer(t, [PLAIN], { flags: ['-api-keys', keys] });
+  const err = await new OpenAI({ baseURL: s.baseURL, apiKey: 'sk-wrong', maxRetries: 0 })
+    .responses.create({ model, input: QUESTION }).then(() => null, (e) => e);
+  ok(err instanceof OpenAI.AuthenticationError, 'an OpenAI.AuthenticationError', err?.constructor?.name ?? err);
+  eq(err?.status, 401, 'error.status');
+  eq(err?.code, 'invalid_api_key', 'error.code');
+  eq(err?.type, 'invalid_request_error', 'error.type');
+  includes(err?.message, 'Incorrect API key provided', 'error.message');
+  requests(s, 0);
+  const r = await new OpenAI({ baseURL: s.baseURL, apiKey: 'sk-tenant-a-0123456789', maxRetries: 0 })
+    .responses.create({ model, input: QUESTION });
+  eq(r.output_text, ANSWER, 'with the key: output_text');
+  requests(s, 1);
 });
 
 // The tool loop of OpenAI's function-calling guide for stored responses:
