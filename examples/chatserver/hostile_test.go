@@ -336,6 +336,7 @@ func TestLimitFlags(t *testing.T) {
 		{"-idle-timeout", "-1m"},
 		{"-max-header-bytes", "0"},
 		{"-max-body-bytes", "-1"},
+		{"-max-concurrent", "-1"},
 	} {
 		var stderr strings.Builder
 		err := run(t.Context(), []string{tc.flag, tc.value}, &stderr)

@@ -85,6 +85,14 @@
 //	                 of their type's fields, and N counts those bytes, the
 //	                 ids and about 128 bytes an entry. Requests with
 //	                 store:false are not kept.
+//	-max-concurrent N  run the model (compiling a request's constraint,
+//	                 sampling) for at most N requests at once (default
+//	                 twice GOMAXPROCS, the CPUs it may use; 0: no bound); a
+//	                 request past them gets 429 rate_limit_exceeded with
+//	                 Retry-After: 1, which OpenAI's SDKs wait before their
+//	                 retry. Each request's model work runs outside any lock
+//	                 shared with the others, so a slow one (a constraint
+//	                 that takes seconds to compile) delays no other.
 //
 // and the limits on slow, idle and oversized clients (see "Limits"):
 //
@@ -150,7 +158,9 @@
 // connection error, a timeout) twice by default, and each retry is a new
 // request that takes the next line, so the lines no longer match the
 // conversation's turns. Turn retries off in such tests (max_retries=0 in
-// the Python SDK), or give the failing turn's line once per attempt.
+// the Python SDK), or give the failing turn's line once per attempt. (A
+// request refused before the model, a 400 or a 429 past -max-concurrent,
+// takes no line: its retry gets the line it would have had.)
 //
 // Without -replay or -sample, the built-in stand-in answers every request
 // with an analysis message, then a final answer that echoes the first eight
@@ -212,9 +222,11 @@
 // one JSON object 400 with code "invalid_json", a body over the limit 413.
 // The server's own refusals: a missing or unknown API key 401 (with
 // -api-keys), a wrong path 404, a method other than POST 405, a content
-// type other than application/json 415. Messages quote a client's ids,
-// names, paths and content types clipped to 64 bytes, so that an error's
-// size does not depend on the request's. Completions
+// type other than application/json 415, and a request past
+// -max-concurrent 429, in the shape of OpenAI's rate-limit errors (type
+// "requests", code "rate_limit_exceeded") with Retry-After: 1. Messages
+// quote a client's ids, names, paths and content types clipped to 64
+// bytes, so that an error's size does not depend on the request's. Completions
 // harmony cannot parse (a bad replay line, with -strict), and a failed
 // write to the prompt log, get 500 with type "server_error" when not
 // streamed. A stream that has started cannot change its status: it ends
@@ -281,6 +293,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -319,6 +332,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	reasoningKeys := fs.String("reasoning-keys", "", "no longer accepted: `KEYS` on the command line are readable by every user; see -reasoning-keys-file")
 	apiKeysFile := fs.String("api-keys", "", "require a Bearer API key of `FILE` (one \"KEY TENANT\" a line), and keep each tenant's\nstored responses its own; default: no keys, one tenant")
 	storeBytes := fs.Int64("store-bytes", 64<<20, "keep at most `N` bytes of Responses items and conversations, for item references and\nprevious_response_id (0: none)")
+	maxConcurrent := fs.Int("max-concurrent", 2*runtime.GOMAXPROCS(0), "run the model for at most `N` requests at once, answer the others 429 (0: no bound)")
 	l := defaultLimits
 	fs.DurationVar(&l.ReadHeaderTimeout, "read-header-timeout", l.ReadHeaderTimeout, "read a request's headers within `DURATION` (0: the read timeout)")
 	fs.DurationVar(&l.ReadTimeout, "read-timeout", l.ReadTimeout, "read a whole request, body included, within `DURATION` (0: none)")
@@ -360,6 +374,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if *contextWindow < 0 {
 		fs.Usage()
 		return fmt.Errorf("-context-window %d: want 0 or more", *contextWindow)
+	}
+	if *maxConcurrent < 0 {
+		fs.Usage()
+		return fmt.Errorf("-max-concurrent %d: want 0 or more", *maxConcurrent)
 	}
 	store := *storeBytes
 	if store == 0 {
@@ -430,7 +448,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	h := newServer(enc, m, prompts, options{Model: *modelName, TokenDelay: *delay, Strict: *strict,
 		MaxBodyBytes: l.MaxBodyBytes, WriteTimeout: l.WriteTimeout,
 		ReasoningField: field, Sealer: sealer, StoreBytes: store, Keys: keys,
-		ContextWindow: *contextWindow, Log: slog.New(slog.NewTextHandler(stderr, nil))})
+		ContextWindow: *contextWindow, MaxConcurrent: *maxConcurrent, Log: slog.New(slog.NewTextHandler(stderr, nil))})
 	srv := newHTTPServer(h, l)
 	done := make(chan struct{})
 	go func() {

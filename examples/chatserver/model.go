@@ -8,29 +8,30 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync/atomic"
 
 	"github.com/go-harmony/harmony"
 )
 
 // A model gives the token ids a gpt-oss model would sample after a rendered
 // prompt (which ends in "<|start|>assistant"), normally up to and including
-// a stop token. mk builds the request's constraint, for a model that
-// samples under it. Implementations must be safe for concurrent use.
+// a stop token. n is the request's place among those that reached the model
+// (0, 1, 2, …: line n of the prompt log), which a replay or a seeded draw
+// follows; mk builds the request's constraint, for a model that samples
+// under it. The server calls Complete outside any lock, for many requests
+// at once: implementations must be safe for concurrent use, and a slow
+// call delays only its own request.
 type model interface {
-	Complete(conv harmony.Conversation, prompt []harmony.Token, mk constraint) ([]harmony.Token, error)
+	Complete(n uint64, conv harmony.Conversation, prompt []harmony.Token, mk constraint) ([]harmony.Token, error)
 }
 
 // replay is the model of -replay: request n gets line n of the file, cycling
 // back to the first line after the last.
 type replay struct {
 	lines [][]harmony.Token
-	next  atomic.Uint64
 }
 
-// Complete returns a copy of the next line, whatever the prompt.
-func (r *replay) Complete(harmony.Conversation, []harmony.Token, constraint) ([]harmony.Token, error) {
-	n := r.next.Add(1) - 1
+// Complete returns a copy of line n, cycling, whatever the prompt.
+func (r *replay) Complete(n uint64, _ harmony.Conversation, _ []harmony.Token, _ constraint) ([]harmony.Token, error) {
 	line := r.lines[n%uint64(len(r.lines))]
 	return append([]harmony.Token(nil), line...), nil
 }
@@ -90,7 +91,7 @@ type standIn struct {
 }
 
 // Complete returns the stand-in's completion for the conversation.
-func (s standIn) Complete(conv harmony.Conversation, _ []harmony.Token, _ constraint) ([]harmony.Token, error) {
+func (s standIn) Complete(_ uint64, conv harmony.Conversation, _ []harmony.Token, _ constraint) ([]harmony.Token, error) {
 	words := firstWords(lastUserText(conv), standInWords)
 	if words == "" {
 		words = "(nothing)"

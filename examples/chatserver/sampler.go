@@ -22,7 +22,6 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"strings"
-	"sync/atomic"
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/constrain"
@@ -50,7 +49,6 @@ var errNoEnd = errors.New("no end")
 type sampler struct {
 	enc     *harmony.Encoding
 	seed    uint64
-	next    atomic.Uint64
 	hard    int             // tokens before giving up; 0: hardTokens
 	closers []harmony.Token // tokens of '"', '}' and ']' only
 	single  []harmony.Token // one-byte tokens
@@ -77,8 +75,10 @@ func newSampler(enc *harmony.Encoding, seed uint64) *sampler {
 // Complete samples a completion under the request's Envelope. A request
 // whose schemas constrain cannot enforce gets an envelope of free text
 // (analysis, then a final answer), as a server that samples without a mask
-// for it would let the model write anything.
-func (s *sampler) Complete(_ harmony.Conversation, prompt []harmony.Token, mk constraint) ([]harmony.Token, error) {
+// for it would let the model write anything. The compilation of the
+// envelope (mk) and the draw are the request's own work: the server runs
+// them outside any lock it shares with other requests.
+func (s *sampler) Complete(n uint64, _ harmony.Conversation, prompt []harmony.Token, mk constraint) ([]harmony.Token, error) {
 	env, err := mk()
 	var se *constrain.SchemaError
 	if errors.As(err, &se) {
@@ -87,7 +87,7 @@ func (s *sampler) Complete(_ harmony.Conversation, prompt []harmony.Token, mk co
 	if err != nil {
 		return nil, err
 	}
-	rng := rand.New(rand.NewPCG(s.seed, s.next.Add(1)-1))
+	rng := rand.New(rand.NewPCG(s.seed, n))
 	return s.sample(env, rng, prompt)
 }
 

@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -75,6 +76,10 @@ type options struct {
 	// tenant, whose stored responses are its own (see auth.go); nil means
 	// no authentication, and one tenant for every request.
 	Keys *apiKeys
+	// MaxConcurrent bounds the requests in the model at once (compiling
+	// their constraint and sampling): past it a request gets 429
+	// rate_limit_exceeded with a Retry-After header. 0 means no bound.
+	MaxConcurrent int
 }
 
 // server answers the OpenAI endpoints with completions from a model. It is
@@ -84,11 +89,19 @@ type server struct {
 	model model
 	opts  options
 
-	// mu serializes the prompt log and the model's calls together, so that
-	// line n of the prompt log is the prompt that got completion n (line
-	// n of a replay file, cycling).
+	// mu orders the requests that reach the model: under it, and only for
+	// that, a request takes its number n (the next of seq) and writes its
+	// prompt as line n of the prompt log, so that line n is the prompt
+	// that got completion n (line n of a replay file, cycling; the draw
+	// (SEED, n) of -sample). The model's work, compiling the request's
+	// constraint and sampling, runs outside it: a slow request delays no
+	// other.
 	mu      sync.Mutex
+	seq     uint64
 	prompts io.Writer
+
+	// slots holds a value per request in the model; nil: no bound.
+	slots chan struct{}
 
 	items *itemStore // nil: no store
 
@@ -115,6 +128,9 @@ func newServer(enc *harmony.Encoding, m model, prompts io.Writer, opts options) 
 		opts.Sealer, _ = openaicompat.NewReasoningSealer(key)
 	}
 	s := &server{enc: enc, model: m, opts: opts, prompts: prompts, schemas: jsonschema.New(nil)}
+	if opts.MaxConcurrent > 0 {
+		s.slots = make(chan struct{}, opts.MaxConcurrent)
+	}
 	switch {
 	case opts.StoreBytes == 0:
 		s.items = newItemStore(64 << 20)
@@ -348,15 +364,27 @@ func (s *server) responseOptions(ro openaicompat.ResponseOptions) openaicompat.R
 // model's completion (under the constraint mk builds, for -sample): cut
 // after its first <|return|> or <|call|> (where a sampler stops), then to
 // limit tokens when limit > 0, with what the response needs to know about
-// it. It notes the token counts for the access log of w.
+// it. It notes the token counts for the access log of w. Only the prompt
+// log's line and the request's number are taken under s.mu; past
+// MaxConcurrent requests in the model it returns errBusy.
 func (s *server) complete(w http.ResponseWriter, conv harmony.Conversation, prompt []harmony.Token, limit int, mk constraint) ([]harmony.Token, openaicompat.Sampling, error) {
-	s.mu.Lock()
-	err := s.logPrompt(prompt)
+	if s.slots != nil {
+		select {
+		case s.slots <- struct{}{}:
+			defer func() { <-s.slots }()
+		default:
+			return nil, openaicompat.Sampling{}, errBusy{s.opts.MaxConcurrent}
+		}
+	}
+	line, err := s.promptLine(prompt)
+	var n uint64
+	if err == nil {
+		n, err = s.take(line)
+	}
 	var ids []harmony.Token
 	if err == nil {
-		ids, err = s.model.Complete(conv, prompt, mk)
+		ids, err = s.model.Complete(n, conv, prompt, mk)
 	}
-	s.mu.Unlock()
 	if err != nil {
 		return nil, openaicompat.Sampling{}, err
 	}
@@ -374,11 +402,27 @@ func (s *server) complete(w http.ResponseWriter, conv harmony.Conversation, prom
 	return ids, samp, nil
 }
 
-// logPrompt writes the prompt to the prompt log, if any, as one JSON line.
-// The caller holds s.mu.
-func (s *server) logPrompt(prompt []harmony.Token) error {
+// take gives the request its number among those that reach the model and
+// writes its line (nil: no prompt log) to the prompt log, as line n, both
+// under s.mu. A request whose line cannot be written takes no number.
+func (s *server) take(line []byte) (uint64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if line != nil {
+		if _, err := s.prompts.Write(line); err != nil {
+			return 0, fmt.Errorf("prompt log: %w", err)
+		}
+	}
+	n := s.seq
+	s.seq++
+	return n, nil
+}
+
+// promptLine returns the prompt's line of the prompt log, one JSON object
+// and a newline, or nil when there is no prompt log.
+func (s *server) promptLine(prompt []harmony.Token) ([]byte, error) {
 	if s.prompts == nil {
-		return nil
+		return nil, nil
 	}
 	text, err := s.enc.Decode(prompt)
 	if err != nil {
@@ -389,13 +433,21 @@ func (s *server) logPrompt(prompt []harmony.Token) error {
 		Tokens []harmony.Token `json:"tokens"`
 	}{text, prompt})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := s.prompts.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("prompt log: %w", err)
-	}
-	return nil
+	return append(line, '\n'), nil
 }
+
+// errBusy refuses a request when max requests are in the model already.
+type errBusy struct{ max int }
+
+func (e errBusy) Error() string {
+	return fmt.Sprintf("This server is busy: %d requests are in the model, as many as it runs at once. Please try again in %ds.", e.max, busyRetrySeconds)
+}
+
+// busyRetrySeconds is the Retry-After of a 429: OpenAI's SDKs wait that
+// long before their retry.
+const busyRetrySeconds = 1
 
 // pause waits TokenDelay between the tokens of a stream; false means the
 // client has gone.
@@ -456,6 +508,13 @@ func errorBody(message, typ, param, code string) openaicompat.ErrorResponse {
 // writeError answers with err's status and body, as openaicompat.HTTPError
 // gives them.
 func (s *server) writeError(w http.ResponseWriter, err error) {
+	if b, ok := err.(errBusy); ok {
+		// OpenAI's shape of a 429 for too many requests (its "type" is
+		// "requests" or "tokens", the limit that was reached).
+		w.Header().Set("Retry-After", strconv.Itoa(busyRetrySeconds))
+		s.writeJSON(w, http.StatusTooManyRequests, errorBody(b.Error(), "requests", "", "rate_limit_exceeded"))
+		return
+	}
 	status, body := openaicompat.HTTPError(err)
 	s.writeJSON(w, status, body)
 }
