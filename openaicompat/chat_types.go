@@ -95,14 +95,19 @@ type StringList []string
 // UnmarshalJSON reads a string or a list of strings.
 func (l *StringList) UnmarshalJSON(data []byte) error {
 	if d := bytes.TrimSpace(data); len(d) > 0 && d[0] == '"' {
-		var s string
-		if err := json.Unmarshal(d, &s); err != nil {
-			return err
+		s, ok := plainString(d)
+		if !ok {
+			if err := json.Unmarshal(d, &s); err != nil {
+				return err
+			}
 		}
 		*l = StringList{s}
 		return nil
 	}
 	var list []string
+	if n := countElements(data); n > 0 {
+		list = make([]string, 0, n) // DecodeRequest's bound counts on it
+	}
 	if err := json.Unmarshal(data, &list); err != nil {
 		return err
 	}
@@ -216,9 +221,16 @@ func marshalStringOrList[T any](text string, list []T) ([]byte, error) {
 func unmarshalStringOrList[T any](data []byte, text *string, list *[]T, msg string) error {
 	*text, *list = "", nil
 	if d := bytes.TrimSpace(data); len(d) > 0 && d[0] == '"' {
+		if s, ok := plainString(d); ok {
+			*text = s
+			return nil
+		}
 		return json.Unmarshal(d, text)
 	}
 	var l []T
+	if n := countElements(data); n > 0 {
+		l = make([]T, 0, n) // DecodeRequest's bound counts on it
+	}
 	if err := json.Unmarshal(data, &l); err != nil {
 		return errors.New(msg)
 	}
@@ -309,6 +321,10 @@ func (t ToolChoice) MarshalJSON() ([]byte, error) {
 func (t *ToolChoice) UnmarshalJSON(data []byte) error {
 	if d := bytes.TrimSpace(data); len(d) > 0 && d[0] == '"' {
 		*t = ToolChoice{}
+		if s, ok := plainString(d); ok {
+			t.Mode = s
+			return nil
+		}
 		return json.Unmarshal(d, &t.Mode)
 	}
 	var v struct {

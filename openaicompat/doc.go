@@ -232,7 +232,10 @@
 // [HTTPError] gives the status and body for any error: client errors
 // (a [*RequestError], a body [DecodeRequest] cannot read) are 400
 // invalid_request_error with param and code (413 for a body over the
-// limit, 408 for one not received in time), everything else 500. Whatever
+// limit, 408 for one not received in time), everything else 500. A body
+// that would take more than 16 times its size in memory decoded is one
+// of them ([ErrRequestTooComplex]): DecodeRequest bounds what any body
+// costs by its length. Whatever
 // a client can send that harmony cannot render is refused by Conversation.
 // An error quotes a client's ids, names and types clipped to 64 bytes
 // (and "…"), so that its size does not depend on the request's.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"reflect"
 	"strings"
 
 	"github.com/go-harmony/harmony/internal/utf8x"
@@ -105,6 +106,7 @@ var codes = map[error]string{
 	ErrItemReference:             "invalid_item_reference",
 	ErrSealedReasoning:           "invalid_encrypted_content",
 	ErrContextLengthExceeded:     "context_length_exceeded",
+	ErrRequestTooComplex:         "request_too_complex",
 }
 
 // RequestError reports a request that cannot be turned into a conversation.
@@ -293,9 +295,60 @@ var errBadJSON = errors.New("invalid JSON body")
 // input items unknown fields are ignored, not refused: clients send the
 // output of a response back as input, with fields a request has no use
 // for. json.Unmarshal into the request ignores unknown parameters.
+//
+// What a body costs decoded is bounded by its length: a body whose values
+// would take more than 16 times its bytes of memory, and 64 KiB more, once
+// decoded (a list of millions of empty objects, each a Go struct of a
+// hundred bytes; annotations of a million numbers, each a slice of its
+// own) is refused before anything is decoded, with a [*RequestError]
+// wrapping [ErrRequestTooComplex], param the list where the cost went
+// over. The cost is added up from the body without decoding it, as
+// encoding/json will allocate: the Go value of each element, strings and
+// raw copies, the growth of lists, deep nesting. Requests whose elements
+// have content cost a few times their length and are never refused;
+// json.Unmarshal into the request has no such bound.
 func DecodeRequest[R ChatCompletionRequest | ResponsesRequest](data []byte, req *R) error {
+	sh := chatRequestShape
+	if _, ok := any(req).(*ResponsesRequest); ok {
+		sh = responsesRequestShape
+	}
+	end, counts, err := walkRequest(data, sh)
+	if errors.Is(err, ErrRequestTooComplex) {
+		return err
+	}
+	if err != nil || bytes.IndexByte(data[:end], '{') != 0 {
+		// Not a JSON object: encoding/json says what is wrong.
+		return decodeError(data, req)
+	}
+	presize(reflect.ValueOf(req).Elem(), sh, counts)
+	if err := json.Unmarshal(data[:end], req); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return decodeError(data, req)
+		}
+		return fmt.Errorf("openaicompat: %w: %w", errBadJSON, err)
+	}
+	for _, c := range data[end:] {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return fmt.Errorf("openaicompat: %w: more after the request's JSON object", errBadJSON)
+		}
+	}
+	return decodeParams(data[:end], req)
+}
+
+// decodeError returns the error of a body that is not one JSON object,
+// as a json.Decoder reading it into req gives it. A body that starts as
+// an object is read into nothing, for its syntax error: a json.Decoder
+// reads the whole value before it decodes any of it, so that the error
+// is the same.
+func decodeError[R any](data []byte, req *R) error {
 	d := json.NewDecoder(bytes.NewReader(data))
-	if err := d.Decode(req); err != nil {
+	var v any = req
+	object := len(bytes.TrimLeft(data, " \t\r\n")) > 0 && bytes.TrimLeft(data, " \t\r\n")[0] == '{'
+	if object {
+		v = &struct{}{}
+	}
+	if err := d.Decode(v); err != nil {
 		if err == io.EOF {
 			return fmt.Errorf("openaicompat: %w: the body is empty", errBadJSON)
 		}
@@ -303,6 +356,10 @@ func DecodeRequest[R ChatCompletionRequest | ResponsesRequest](data []byte, req 
 	}
 	if _, err := d.Token(); err != io.EOF {
 		return fmt.Errorf("openaicompat: %w: more after the request's JSON object", errBadJSON)
+	}
+	if object {
+		// JSON that walkRequest could not read: never decoded unbounded.
+		return fmt.Errorf("openaicompat: %w: the body could not be read", errBadJSON)
 	}
 	return decodeParams(data, req)
 }

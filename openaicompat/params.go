@@ -179,62 +179,123 @@ func refusePositive(why string) func(json.RawMessage) string {
 // refuseNonEmpty refuses a list or an object with anything in it.
 func refuseNonEmpty(why string) func(json.RawMessage) string {
 	return func(v json.RawMessage) string {
-		var items []json.RawMessage
-		var members map[string]json.RawMessage
-		if json.Unmarshal(v, &items) == nil && len(items) == 0 || json.Unmarshal(v, &members) == nil && len(members) == 0 || isNull(v) {
+		if isNull(v) || isEmpty(v) {
 			return ""
 		}
 		return why
 	}
 }
 
-// refuseModalities refuses any output modality but text.
-func refuseModalities(v json.RawMessage) string {
-	var m []string
-	if json.Unmarshal(v, &m) == nil {
-		for _, s := range m {
-			if s != "text" {
-				return fmt.Sprintf("modality %q: gpt-oss writes text only", clip(s))
-			}
-		}
-		return ""
+// isEmpty reports whether v is [] or {}, read without decoding it.
+func isEmpty(v json.RawMessage) bool {
+	w := costWalk{data: v}
+	var end byte
+	switch w.peek() {
+	case '[':
+		end = ']'
+	case '{':
+		end = '}'
+	default:
+		return false
 	}
+	w.i++
+	return w.peek() == end
+}
+
+// refuseModalities refuses any output modality but text. The list is read
+// without decoding it: its strings are compared where they are.
+func refuseModalities(v json.RawMessage) string {
+	const notList = "modalities must be a list of modalities"
 	if isNull(v) {
 		return ""
 	}
-	return "modalities must be a list of modalities"
+	w := costWalk{data: v}
+	if w.peek() != '[' {
+		return notList
+	}
+	w.i++
+	if w.peek() == ']' {
+		return ""
+	}
+	bad, found := "", false
+	for {
+		var m []byte
+		switch w.peek() {
+		case '"':
+			s, plain, err := w.str()
+			if err != nil {
+				return notList
+			}
+			if m = s; !plain {
+				m = w.unescape(s)
+			}
+		case 'n':
+			if _, err := w.scalar(); err != nil {
+				return notList
+			}
+			m = nil // null reads as ""
+		default:
+			return notList
+		}
+		if string(m) != "text" && !found {
+			bad, found = string(m), true
+		}
+		if w.peek() != ',' {
+			break
+		}
+		w.i++
+	}
+	if found {
+		return fmt.Sprintf("modality %q: gpt-oss writes text only", clip(bad))
+	}
+	return ""
 }
 
 // checkParams reads the top-level members of the JSON object data, in
 // order, and refuses the first one params does not have (code
 // "unknown_parameter", in the words of the API: chat says whether it is
-// Chat Completions) and the first refused value.
+// Chat Completions) and the first refused value. It reads data where it
+// is, copying nothing: data has been decoded already.
 func checkParams(data []byte, params map[string]param, chat bool) error {
-	d := json.NewDecoder(bytes.NewReader(data))
-	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+	w := costWalk{data: data}
+	if w.peek() != '{' {
 		return nil // null: the request decoded as if empty
 	}
-	for d.More() {
-		t, err := d.Token()
+	w.i++
+	if w.peek() == '}' {
+		return nil
+	}
+	for {
+		name, plain, err := w.str()
+		if err == nil && !plain {
+			name = w.unescape(name)
+		}
+		if err == nil {
+			err = w.expect(':')
+		}
+		start := w.i
+		if err == nil {
+			w.peek()
+			start = w.i
+			err = w.skip()
+		}
 		if err != nil {
 			return fmt.Errorf("openaicompat: %w: %w", errBadJSON, err)
 		}
-		name, _ := t.(string)
-		var v json.RawMessage
-		if err := d.Decode(&v); err != nil {
-			return fmt.Errorf("openaicompat: %w: %w", errBadJSON, err)
-		}
-		p, ok := params[name]
+		p, ok := params[string(name)]
 		if !ok {
-			return unknownParameter(name, chat)
+			return unknownParameter(string(name), chat)
 		}
 		if p.refuse != nil {
-			if why := p.refuse(v); why != "" {
-				return reqErr(-1, name, ErrUnsupportedParameter, "%s", why)
+			if why := p.refuse(data[start:w.i]); why != "" {
+				return reqErr(-1, string(name), ErrUnsupportedParameter, "%s", why)
 			}
 		}
+		if w.peek() != ',' {
+			return nil
+		}
+		w.i++
 	}
-	return nil
 }
 
 // unknownParameter is the error for a parameter the API does not have, in

@@ -442,3 +442,28 @@ func TestRunStandIn(t *testing.T) {
 		t.Errorf("-context-window -1: %v", err)
 	}
 }
+
+// TestRequestTooComplex: a body within -max-body-bytes that would take far
+// more memory decoded than its size, as issue 19's annotations of a
+// million numbers, is a 400 request_too_complex naming the list, and
+// never reaches the model.
+func TestRequestTooComplex(t *testing.T) {
+	prompts := &syncBuffer{}
+	ts := startServer(t, standIn{loadEncoding(t)}, prompts)
+	zeros := strings.TrimSuffix(strings.Repeat("0,", 1<<20), ",")
+	for _, tc := range []struct{ path, body, param string }{
+		{responsesPath, `{"input": [{"role": "assistant", "content": [{"type": "output_text", "text": "x", "annotations": [` + zeros + `]}]}]}`,
+			"input[0].content[0].annotations"},
+		{chatPath, `{"messages": [` + strings.TrimSuffix(strings.Repeat("{},", 1<<20), ",") + `]}`, "messages"},
+	} {
+		resp, err := http.Post(ts.URL+tc.path, "application/json", strings.NewReader(tc.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkError(t, resp, 400, "invalid_request_error", tc.param, "request_too_complex", "16 times its")
+		resp.Body.Close()
+	}
+	if prompts.String() != "" {
+		t.Fatalf("a refused request reached the model:\n%s", prompts)
+	}
+}

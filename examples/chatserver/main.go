@@ -219,7 +219,10 @@
 // "code"}}, with the status and body openaicompat.HTTPError gives: an
 // invalid request gets 400 with type "invalid_request_error" (the message
 // names the problem, such as an unknown tool_call_id), a body that is not
-// one JSON object 400 with code "invalid_json", a body over the limit 413.
+// one JSON object 400 with code "invalid_json", a body over the limit 413,
+// and one that would take more than 16 times its size in memory decoded
+// (millions of empty objects, say) 400 with code "request_too_complex",
+// refused by openaicompat.DecodeRequest before it decodes anything.
 // The server's own refusals: a missing or unknown API key 401 (with
 // -api-keys), a wrong path 404, a method other than POST 405, a content
 // type other than application/json 415, and a request past

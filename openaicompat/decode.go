@@ -1,0 +1,853 @@
+package openaicompat
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// This file bounds what a request body costs once decoded. A body's bytes
+// are bounded by the server (http.MaxBytesReader), but not what they
+// decode to: encoding/json makes a Go value of each element, and an
+// element of two bytes ("{}," or "0,") becomes a struct of a hundred
+// bytes or more, or a slice header and a copy, in a slice that grows by
+// copying; an 8 MiB body of such elements decoded to hundreds of
+// megabytes. Before decoding, DecodeRequest walks the body once, without
+// decoding it, along the request type, and adds up what each value will
+// cost encoding/json (and this package's UnmarshalJSON methods): its
+// struct or slice element, its strings and raw copies, the growth of its
+// slices, the errors of values of the wrong type. A body whose cost is
+// over decodeBytesPerByte times its length plus decodeBytesFixed is
+// refused with ErrRequestTooComplex before anything is decoded; the walk
+// stops where the cost goes over, so the refusal costs no more than
+// reading that far. The top-level lists (messages, input items as
+// UnmarshalJSON reads them, tools, …) are given their length as capacity
+// before they are decoded, so that they do not grow by copying.
+//
+// The costs are upper bounds of what encoding/json allocates (measured:
+// TestDecodeBound checks, for hostile bodies and ordinary ones, that
+// the bytes a decode allocates are no more than the walk's estimate), and
+// ordinary requests cost a few times their length: the bound refuses only
+// bodies made of many elements each much smaller than the value it
+// becomes.
+
+const (
+	// decodeBytesPerByte and decodeBytesFixed bound the bytes a request
+	// may cost decoded: decodeBytesPerByte times its body's length, plus
+	// decodeBytesFixed.
+	decodeBytesPerByte = 16
+	decodeBytesFixed   = 64 << 10
+
+	// maxNestingDepth is encoding/json's limit on nesting: a deeper body
+	// is not JSON it can read.
+	maxNestingDepth = 10000
+
+	// What encoding/json allocates besides the values, as measured with
+	// Go 1.26 (TestDecodeBound fails when it allocates more):
+	// unmarshalCall for one json.Unmarshal call (its decodeState and
+	// scanner) in an UnmarshalJSON method; typeError for a value of the
+	// wrong type, an *UnmarshalTypeError whether or not it is the one
+	// returned; mapEntry for each member of a map[string]string, its
+	// share of the map's slots as the map grows.
+	unmarshalCall = 256
+	typeError     = 96
+	mapEntry      = 160
+	// depthCost is what each level of nesting costs the stack of a
+	// json.Unmarshal's scanner, which grows by copying.
+	depthCost = 32
+)
+
+// ErrRequestTooComplex: a request body that would cost more memory decoded
+// than [DecodeRequest] allows for its length — 16 times its bytes and
+// 64 KiB more — as a body of millions of empty objects or of numbers in a
+// list would: each element becomes a Go value many times its size. Its
+// code is "request_too_complex" and its param the path of the list where
+// the cost went over. Ordinary requests, whose elements have content,
+// cost a few times their length.
+var ErrRequestTooComplex = errors.New("request too complex to decode")
+
+// A shape is how encoding/json decodes a JSON value into a Go type, as
+// far as its cost goes.
+type shape struct {
+	kind shapeKind
+	// ptr is the size of what a pointer points to, allocated for any
+	// value but null; 0 for a value that is not a pointer.
+	ptr int64
+	// elem and elemSize are a slice's or a map's elements, and the
+	// elements of a textOrList's list.
+	elem     *shape
+	elemSize int64
+	fields   []shapeField // a struct's
+	// presize: DecodeRequest makes the slice with its length as capacity
+	// before decoding (a top-level list).
+	presize bool
+}
+
+type shapeKind uint8
+
+const (
+	scalarShape     shapeKind = iota // bool or number
+	stringShape                      // string
+	rawShape                         // json.RawMessage: a copy of the value
+	structShape                      // struct: its fields; other members are skipped
+	sliceShape                       // slice of elem
+	mapShape                         // map[string]elem
+	textOrListShape                  // Content, ItemContent, ResponsesInput, StringList: unmarshalStringOrList
+	choiceShape                      // ToolChoice, ResponsesToolChoice: a string or a small object
+)
+
+// A shapeField is a field of a struct: its JSON name, and its index for
+// reflect.
+type shapeField struct {
+	name  string
+	index int
+	shape *shape
+}
+
+// field returns the field that encoding/json decodes the member key into:
+// the field of that name, else one whose name is equal under Unicode case
+// folding; nil when none (the member is skipped).
+func (s *shape) field(key []byte) *shapeField {
+	for i := range s.fields {
+		if string(key) == s.fields[i].name {
+			return &s.fields[i]
+		}
+	}
+	for i := range s.fields {
+		if bytes.EqualFold(key, []byte(s.fields[i].name)) {
+			return &s.fields[i]
+		}
+	}
+	return nil
+}
+
+var rawMessageType = reflect.TypeFor[json.RawMessage]()
+
+// customShape returns the shape of a type with an UnmarshalJSON method, or
+// nil.
+func customShape(t reflect.Type) *shape {
+	switch t {
+	case reflect.TypeFor[Content]():
+		return textOrList(reflect.TypeFor[ContentPart]())
+	case reflect.TypeFor[ItemContent]():
+		return textOrList(reflect.TypeFor[ItemPart]())
+	case reflect.TypeFor[ResponsesInput]():
+		return textOrList(reflect.TypeFor[Item]())
+	case reflect.TypeFor[StringList]():
+		return textOrList(reflect.TypeFor[string]())
+	case reflect.TypeFor[ToolChoice](), reflect.TypeFor[ResponsesToolChoice]():
+		return &shape{kind: choiceShape}
+	}
+	return nil
+}
+
+func textOrList(elem reflect.Type) *shape {
+	return &shape{kind: textOrListShape, elem: shapeOf(elem), elemSize: int64(elem.Size())}
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// shapeOf returns the shape of t, one of the types a request is made of.
+// It panics on a type it does not know the cost of: a new field of a
+// request must be given one (the package's tests build every shape).
+func shapeOf(t reflect.Type) *shape {
+	if t == rawMessageType {
+		return &shape{kind: rawShape}
+	}
+	if s := customShape(t); s != nil {
+		return s
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) {
+		panic("openaicompat: no decoding cost for " + t.String())
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		s := *shapeOf(t.Elem())
+		s.ptr = int64(t.Elem().Size())
+		return &s
+	case reflect.String:
+		return &shape{kind: stringShape}
+	case reflect.Bool, reflect.Int, reflect.Int64, reflect.Float64:
+		return &shape{kind: scalarShape}
+	case reflect.Slice:
+		return &shape{kind: sliceShape, elem: shapeOf(t.Elem()), elemSize: int64(t.Elem().Size())}
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String || t.Elem().Kind() != reflect.String {
+			break
+		}
+		return &shape{kind: mapShape, elem: shapeOf(t.Elem())}
+	case reflect.Struct:
+		s := &shape{kind: structShape}
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() || f.Anonymous {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			s.fields = append(s.fields, shapeField{name: name, index: i, shape: shapeOf(f.Type)})
+		}
+		return s
+	}
+	panic("openaicompat: no decoding cost for " + t.String())
+}
+
+// requestShape is shapeOf for a request type, its top-level lists
+// presized.
+func requestShape(t reflect.Type) *shape {
+	s := shapeOf(t)
+	for i := range s.fields {
+		if f := s.fields[i].shape; f.kind == sliceShape && f.ptr == 0 {
+			c := *f
+			c.presize = true
+			s.fields[i].shape = &c
+		}
+	}
+	return s
+}
+
+var (
+	chatRequestShape      = requestShape(reflect.TypeFor[ChatCompletionRequest]())
+	responsesRequestShape = requestShape(reflect.TypeFor[ResponsesRequest]())
+)
+
+// alloc is an upper bound of what an allocation of n bytes takes: its
+// size class, or its pages.
+func alloc(n int64) int64 {
+	if n <= 0 {
+		return 0
+	}
+	if n > 32<<10 {
+		return n + 8<<10
+	}
+	return n + n/8 + 16
+}
+
+// nextCap is the capacity append gives a slice of capacity c that needs
+// one more element (runtime.nextslicecap).
+func nextCap(c int64) int64 {
+	switch {
+	case c == 0:
+		return 1
+	case c < 256:
+		return 2 * c
+	}
+	return c + (c+3*256)/4
+}
+
+var (
+	errMalformed = errors.New("openaicompat: malformed JSON")
+	errTooCostly = errors.New("openaicompat: request too costly")
+)
+
+// pathStep is a step of the path to a value: a member's name, or an
+// element's index when name is "".
+type pathStep struct {
+	name  string
+	index int
+}
+
+// costWalk walks a body along a shape, adding up what decoding it costs.
+type costWalk struct {
+	data        []byte
+	i           int
+	cost, limit int64
+	depth, max  int // the current and the deepest nesting
+
+	path []pathStep
+	// over is the path of the list, or the value, where the cost went
+	// over the limit.
+	over []pathStep
+
+	// counts are the lengths of the top-level struct's lists, by field,
+	// the largest when a list is given twice.
+	counts []int
+	// scratch is for the unescaping of member names.
+	scratch []byte
+}
+
+// charge adds n to the cost: errTooCostly, and the path, when it goes
+// over the limit.
+func (w *costWalk) charge(n int64) error {
+	w.cost += n
+	if w.cost <= w.limit {
+		return nil
+	}
+	over := w.path
+	if len(over) > 0 && over[len(over)-1].name == "" {
+		over = over[:len(over)-1] // the list, not its element
+	}
+	w.over = append([]pathStep(nil), over...)
+	return errTooCostly
+}
+
+// pathParam writes a path as a request's param: messages[0].content.
+func pathParam(path []pathStep) string {
+	var b strings.Builder
+	for _, s := range path {
+		switch {
+		case s.name == "":
+			fmt.Fprintf(&b, "[%d]", s.index)
+		case b.Len() > 0:
+			b.WriteString("." + s.name)
+		default:
+			b.WriteString(s.name)
+		}
+	}
+	return b.String()
+}
+
+func (w *costWalk) ws() {
+	for w.i < len(w.data) {
+		switch w.data[w.i] {
+		case ' ', '\t', '\n', '\r':
+			w.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next byte after whitespace, or 0 at the end.
+func (w *costWalk) peek() byte {
+	w.ws()
+	if w.i < len(w.data) {
+		return w.data[w.i]
+	}
+	return 0
+}
+
+// expect consumes c, after whitespace.
+func (w *costWalk) expect(c byte) error {
+	if w.peek() != c {
+		return errMalformed
+	}
+	w.i++
+	return nil
+}
+
+func (w *costWalk) open() error {
+	w.i++
+	w.depth++
+	if w.depth > maxNestingDepth {
+		return errMalformed
+	}
+	w.max = max(w.max, w.depth)
+	return nil
+}
+
+// str reads a string: its bytes without the quotes, whether it is plain
+// (no escapes, valid UTF-8: encoding/json copies it as it is).
+func (w *costWalk) str() (s []byte, plain bool, err error) {
+	if w.peek() != '"' {
+		return nil, false, errMalformed
+	}
+	start := w.i + 1
+	escaped := false
+	for i := start; i < len(w.data); i++ {
+		switch w.data[i] {
+		case '\\':
+			escaped = true
+			i++
+		case '"':
+			w.i = i + 1
+			s = w.data[start:i]
+			return s, !escaped && utf8.Valid(s), nil
+		}
+	}
+	return nil, false, errMalformed
+}
+
+// scalar reads a number or a literal, and returns its length.
+func (w *costWalk) scalar() (int, error) {
+	start := w.i
+	for _, lit := range []string{"true", "false", "null"} {
+		if bytes.HasPrefix(w.data[w.i:], []byte(lit)) {
+			w.i += len(lit)
+			return len(lit), nil
+		}
+	}
+	for w.i < len(w.data) && strings.IndexByte("0123456789+-.eE", w.data[w.i]) >= 0 {
+		w.i++
+	}
+	if w.i == start {
+		return 0, errMalformed
+	}
+	return w.i - start, nil
+}
+
+// skip reads a value that is decoded into nothing.
+func (w *costWalk) skip() error {
+	start := w.depth
+	for {
+		switch w.peek() {
+		case '{', '[':
+			if err := w.open(); err != nil {
+				return err
+			}
+		case '}', ']':
+			if w.depth == start {
+				return errMalformed
+			}
+			w.i++
+			w.depth--
+		case '"':
+			if _, _, err := w.str(); err != nil {
+				return err
+			}
+			if w.depth > start && w.peek() == ':' {
+				w.i++
+				continue
+			}
+		case ',', ':':
+			if w.depth == start {
+				return errMalformed
+			}
+			w.i++
+			continue
+		default:
+			if _, err := w.scalar(); err != nil {
+				return err
+			}
+		}
+		if w.depth == start {
+			return nil
+		}
+	}
+}
+
+// stringCost is what decoding a JSON string of the given bytes into a Go
+// string costs: a copy, with a buffer first when it has escapes, and up
+// to three bytes for each invalid one.
+func stringCost(s []byte, plain bool) int64 {
+	n := int64(len(s))
+	switch {
+	case n == 0:
+		return 0
+	case plain:
+		return alloc(n)
+	case utf8.Valid(s):
+		return 2*alloc(n) + 16
+	}
+	return 12*n + 64
+}
+
+// value walks a value decoded into sh.
+func (w *costWalk) value(sh *shape) error {
+	c := w.peek()
+	if c == 'n' && bytes.HasPrefix(w.data[w.i:], []byte("null")) {
+		w.i += 4
+		if sh.ptr == 0 && (sh.kind == textOrListShape || sh.kind == choiceShape) {
+			return w.charge(unmarshalCall) // UnmarshalJSON("null")
+		}
+		if sh.kind == rawShape {
+			return w.charge(alloc(4))
+		}
+		return nil
+	}
+	if err := w.charge(alloc(sh.ptr)); err != nil {
+		return err
+	}
+	switch sh.kind {
+	case textOrListShape:
+		return w.textOrList(sh)
+	case choiceShape, rawShape:
+		start, depth := w.i, w.max
+		w.max = w.depth
+		if err := w.skip(); err != nil {
+			return err
+		}
+		n := int64(w.i - start)
+		inner := int64(w.max - w.depth)
+		w.max = max(w.max, depth)
+		if sh.kind == rawShape {
+			return w.charge(alloc(n))
+		}
+		return w.charge(unmarshalCall + 4*n + depthCost*inner)
+	}
+	switch c {
+	case '{':
+		switch sh.kind {
+		case structShape:
+			return w.object(sh)
+		case mapShape:
+			return w.mapObject(sh)
+		}
+	case '[':
+		if sh.kind == sliceShape {
+			_, err := w.array(sh)
+			return err
+		}
+	case '"':
+		if sh.kind == stringShape {
+			s, plain, err := w.str()
+			if err != nil {
+				return err
+			}
+			return w.charge(stringCost(s, plain))
+		}
+	default:
+		if sh.kind == scalarShape {
+			n, err := w.scalar()
+			if err != nil || n <= 32 {
+				return err
+			}
+			// strconv's copy of a long number, and the error of one out
+			// of range, which quotes it.
+			return w.charge(8*alloc(int64(n)) + typeError)
+		}
+	}
+	// A value of the wrong type: skipped, and an error made.
+	if err := w.skip(); err != nil {
+		return err
+	}
+	return w.charge(typeError)
+}
+
+// object walks an object decoded into the struct sh.
+func (w *costWalk) object(sh *shape) error {
+	if err := w.open(); err != nil {
+		return err
+	}
+	if w.peek() == '}' {
+		w.i++
+		w.depth--
+		return nil
+	}
+	for {
+		key, plain, err := w.str()
+		if err != nil {
+			return err
+		}
+		if !plain {
+			key = w.unescape(key)
+			if err := w.charge(2 * alloc(int64(len(key))+8)); err != nil {
+				return err
+			}
+		}
+		if err := w.expect(':'); err != nil {
+			return err
+		}
+		f := sh.field(key)
+		if f == nil {
+			err = w.skip()
+		} else {
+			w.path = append(w.path, pathStep{name: f.name})
+			if f.shape.presize && w.peek() == '[' {
+				var n int
+				n, err = w.array(f.shape)
+				if w.counts != nil {
+					w.counts[f.index] = max(w.counts[f.index], n)
+				}
+			} else {
+				err = w.value(f.shape)
+			}
+			w.path = w.path[:len(w.path)-1]
+		}
+		if err != nil {
+			return err
+		}
+		switch w.peek() {
+		case ',':
+			w.i++
+		case '}':
+			w.i++
+			w.depth--
+			return nil
+		default:
+			return errMalformed
+		}
+	}
+}
+
+// mapObject walks an object decoded into the map sh.
+func (w *costWalk) mapObject(sh *shape) error {
+	if err := w.open(); err != nil {
+		return err
+	}
+	if w.peek() == '}' {
+		w.i++
+		w.depth--
+		return nil
+	}
+	for {
+		key, plain, err := w.str()
+		if err != nil {
+			return err
+		}
+		if err := w.charge(mapEntry + stringCost(key, plain)); err != nil {
+			return err
+		}
+		if err := w.expect(':'); err != nil {
+			return err
+		}
+		if err := w.value(sh.elem); err != nil {
+			return err
+		}
+		switch w.peek() {
+		case ',':
+			w.i++
+		case '}':
+			w.i++
+			w.depth--
+			return nil
+		default:
+			return errMalformed
+		}
+	}
+}
+
+// array walks a list decoded into the slice sh, and returns its length.
+// A slice that is not presized grows as append grows it; each capacity
+// is an allocation.
+func (w *costWalk) array(sh *shape) (int, error) {
+	if err := w.open(); err != nil {
+		return 0, err
+	}
+	n, capacity := 0, int64(0)
+	if w.peek() == ']' {
+		w.i++
+		w.depth--
+		return 0, nil
+	}
+	w.path = append(w.path, pathStep{})
+	defer func() { w.path = w.path[:len(w.path)-1] }()
+	for {
+		var err error
+		if sh.presize {
+			err = w.charge(sh.elemSize + sh.elemSize/8)
+		} else if int64(n) == capacity {
+			capacity = nextCap(capacity)
+			err = w.charge(alloc(capacity * sh.elemSize))
+		}
+		if err != nil {
+			return n, err
+		}
+		w.path[len(w.path)-1].index = n
+		if err := w.value(sh.elem); err != nil {
+			return n, err
+		}
+		n++
+		switch w.peek() {
+		case ',':
+			w.i++
+		case ']':
+			w.i++
+			w.depth--
+			return n, w.charge(16)
+		default:
+			return n, errMalformed
+		}
+	}
+}
+
+// textOrList walks a value read by unmarshalStringOrList (or
+// StringList.UnmarshalJSON): a plain string is copied, anything else goes
+// through json.Unmarshal; a list is presized.
+func (w *costWalk) textOrList(sh *shape) error {
+	switch w.peek() {
+	case '"':
+		s, plain, err := w.str()
+		if err != nil {
+			return err
+		}
+		if plain {
+			return w.charge(stringCost(s, true))
+		}
+		return w.charge(unmarshalCall + stringCost(s, false))
+	case '[':
+		depth := w.max
+		w.max = w.depth
+		base := w.depth
+		err := w.charge(unmarshalCall)
+		if err == nil {
+			list := *sh
+			list.kind, list.presize, list.ptr = sliceShape, true, 0
+			_, err = w.array(&list)
+		}
+		inner := int64(w.max - base)
+		w.max = max(w.max, depth)
+		if err != nil {
+			return err
+		}
+		return w.charge(depthCost * inner)
+	}
+	// Refused by json.Unmarshal.
+	depth := w.max
+	w.max = w.depth
+	base := w.depth
+	if err := w.skip(); err != nil {
+		return err
+	}
+	inner := int64(w.max - base)
+	w.max = max(w.max, depth)
+	return w.charge(unmarshalCall + typeError + depthCost*inner)
+}
+
+// unescape returns the JSON string s (without its quotes) unescaped, as
+// encoding/json reads a member name: invalid UTF-8 and lone surrogates
+// become U+FFFD. It uses w.scratch.
+func (w *costWalk) unescape(s []byte) []byte {
+	b := w.scratch[:0]
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) {
+			i += 2
+			switch s[i-1] {
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				r := hex4(s[i:])
+				if r < 0 {
+					return b // not JSON: encoding/json refuses it
+				}
+				i += 4
+				if utf16.IsSurrogate(r) {
+					r2 := rune(-1)
+					if i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
+						r2 = hex4(s[i+2:])
+					}
+					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+						i += 6
+						r = dec
+					} else {
+						r = utf8.RuneError
+					}
+				}
+				b = utf8.AppendRune(b, r)
+			default:
+				b = append(b, s[i-1])
+			}
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		b = utf8.AppendRune(b, r)
+		i += size
+	}
+	w.scratch = b
+	return b
+}
+
+// hex4 reads four hex digits, or returns -1.
+func hex4(s []byte) rune {
+	if len(s) < 4 {
+		return -1
+	}
+	n, err := strconv.ParseUint(string(s[:4]), 16, 32)
+	if err != nil {
+		return -1
+	}
+	return rune(n)
+}
+
+// walkRequest walks the request body data along sh, with the cost limit
+// of its length. It returns where the request's JSON value ends and the
+// lengths of its top-level lists by field; err is errMalformed when data
+// does not start with JSON that encoding/json reads, a *RequestError
+// wrapping ErrRequestTooComplex when it costs too much.
+func walkRequest(data []byte, sh *shape) (end int, counts []int, err error) {
+	w := costWalk{data: data, limit: decodeBytesPerByte*int64(len(data)) + decodeBytesFixed}
+	w.counts = make([]int, maxFieldIndex(sh)+1)
+	err = w.value(sh)
+	if err == nil {
+		err = w.charge(depthCost * int64(w.max))
+	}
+	if errors.Is(err, errTooCostly) {
+		index := -1 // a message's or an input item's, when the list is in one
+		if p := w.over; len(p) >= 3 && (p[0].name == "messages" || p[0].name == "input") && p[1].name == "" {
+			index = p[1].index
+		}
+		return 0, nil, reqErr(index, pathParam(w.over), ErrRequestTooComplex,
+			"decoding it would take more than %d bytes of memory (%d times its %d bytes, and %d): the list here has too many elements, each too small for what it costs decoded",
+			w.limit, decodeBytesPerByte, len(data), decodeBytesFixed)
+	}
+	return w.i, w.counts, err
+}
+
+func maxFieldIndex(sh *shape) int {
+	n := 0
+	for _, f := range sh.fields {
+		n = max(n, f.index)
+	}
+	return n
+}
+
+// presize gives the top-level lists of the request v points to their
+// length as capacity, so that decoding does not grow them.
+func presize(v reflect.Value, sh *shape, counts []int) {
+	for _, f := range sh.fields {
+		if n := counts[f.index]; n > 0 && f.shape.presize {
+			fv := v.Field(f.index)
+			fv.Set(reflect.MakeSlice(fv.Type(), 0, n))
+		}
+	}
+}
+
+// countElements returns the number of elements of the JSON list data, or
+// 0 when data is not one.
+func countElements(data []byte) int {
+	w := costWalk{data: data}
+	if w.peek() != '[' {
+		return 0
+	}
+	if w.open() != nil {
+		return 0
+	}
+	if w.peek() == ']' {
+		return 0
+	}
+	n := 0
+	for {
+		if w.skip() != nil {
+			return n
+		}
+		n++
+		if w.peek() != ',' {
+			return n
+		}
+		w.i++
+	}
+}
+
+// plainString returns the JSON string data as a Go string when it needs
+// no unescaping (no escapes, valid UTF-8, no control characters): what
+// json.Unmarshal would give, without its cost.
+func plainString(data []byte) (string, bool) {
+	if len(data) < 2 || data[0] != '"' || data[len(data)-1] != '"' {
+		return "", false
+	}
+	s := data[1 : len(data)-1]
+	for _, c := range s {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	if !utf8.Valid(s) {
+		return "", false
+	}
+	return string(s), true
+}
