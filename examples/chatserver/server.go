@@ -197,7 +197,7 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, err)
 		return
 	}
-	ids, samp, err := s.complete(w, conv, prompt, req.MaxOutputTokens(), func() (*constrain.Envelope, error) { return req.Matcher(s.enc, nil) })
+	ids, samp, err := s.complete(w, conv, prompt, req.MaxOutputTokens(), func() (*constrain.Envelope, error) { return req.MatcherContext(r.Context(), s.enc, nil) })
 	if err != nil {
 		s.writeError(w, err)
 		return
@@ -269,7 +269,7 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 	if req.MaxOutputTokens != nil {
 		limit = *req.MaxOutputTokens
 	}
-	ids, samp, err := s.complete(w, conv, prompt, limit, func() (*constrain.Envelope, error) { return req.Matcher(s.enc, nil) })
+	ids, samp, err := s.complete(w, conv, prompt, limit, func() (*constrain.Envelope, error) { return req.MatcherContext(r.Context(), s.enc, nil) })
 	if err != nil {
 		s.writeError(w, err)
 		return
