@@ -389,7 +389,7 @@ func (e *Encoding) appendBytes(dst []byte, tokens []Token, spill bool) ([]byte, 
 // U+FFFD as Python's errors="replace" does (lossy). Only an unknown id is an
 // error. For the bytes as they are, use [Encoding.AppendBytes].
 func (e *Encoding) Decode(tokens []Token) (string, error) {
-	b, err := e.appendBytes(make([]byte, 0, len(tokens)*4), tokens, true)
+	b, err := e.AppendBytes(nil, tokens)
 	if err != nil {
 		return "", err
 	}

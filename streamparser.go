@@ -35,9 +35,8 @@ import (
 // after the same error; call [StreamParser.Reset] to start over.
 type StreamParser struct {
 	enc        *Encoding
-	whole      []uint64 // enc.wholeUTF8()
-	lenient    bool
-	recover    bool
+	whole      []uint64        // enc.wholeUTF8()
+	mode       ParseMode       // ParseOptions.Mode
 	namespaces []string        // ParseOptions.Namespaces
 	functions  map[string]bool // ParseOptions.Functions, the valid names
 	keepForms  bool            // ParseOptions.KeepHeaders
@@ -87,7 +86,7 @@ func (e *Encoding) newParser(role Role, opts *ParseOptions, keepTokens bool) (*S
 		if opts.Mode > ParseRecover {
 			return nil, fmt.Errorf("harmony: unknown parse mode %d", opts.Mode)
 		}
-		p.lenient, p.recover, p.keepForms = opts.Mode == ParseLenient, opts.Mode == ParseRecover, opts.KeepHeaders
+		p.mode, p.keepForms = opts.Mode, opts.KeepHeaders
 		p.namespaces = append([]string(nil), opts.Namespaces...)
 		for _, f := range opts.Functions {
 			if toolname.Valid(f, 0) {
@@ -177,7 +176,7 @@ func (p *StreamParser) step(t Token, eos bool) error {
 			return nil
 		case t == TokenStart:
 			p.beginHeader("")
-		case !p.recover:
+		case p.mode != ParseRecover:
 			return fmt.Errorf("%w: want <|start|>", ErrUnexpectedToken)
 		case isStopToken(t):
 			p.dropped++ // a stray stop token between messages
@@ -189,14 +188,14 @@ func (p *StreamParser) step(t Token, eos bool) error {
 		}
 	case StateHeader:
 		switch {
-		case p.recover && (eos || isStopToken(t)):
+		case p.mode == ParseRecover && (eos || isStopToken(t)):
 			p.endHeaderless()
-		case p.recover && t == TokenStart:
+		case p.mode == ParseRecover && t == TokenStart:
 			p.endHeaderless()
 			p.beginHeader("")
 		case eos:
 			return fmt.Errorf("%w: inside a message header", ErrUnexpectedEOS)
-		case t == TokenMessage && p.recover:
+		case t == TokenMessage && p.mode == ParseRecover:
 			text := p.headerTextLossy()
 			h, dropped := p.recoverHeader(text, p.nextRole)
 			p.dropped += dropped
@@ -224,7 +223,7 @@ func (p *StreamParser) step(t Token, eos bool) error {
 				p.formBuf = h.keepForm(text, role, p.formBuf)
 			}
 			p.startContent(h)
-		case p.lenient && isStopToken(t):
+		case p.mode == ParseLenient && isStopToken(t):
 			if p.nextRole != "" && len(p.header) > 0 {
 				text, err := p.headerText()
 				if err != nil {
@@ -245,14 +244,14 @@ func (p *StreamParser) step(t Token, eos bool) error {
 		switch {
 		case eos || isStopToken(t):
 			p.finishMessage()
-		case p.recover && t == TokenStart:
+		case p.mode == ParseRecover && t == TokenStart:
 			p.finishMessage() // the model forgot the <|end|>
 			p.beginHeader("")
-		case p.recover && t == TokenChannel:
+		case p.mode == ParseRecover && t == TokenChannel:
 			p.finishMessage() // the model forgot <|end|><|start|>assistant
 			p.beginHeader(RoleAssistant)
 			p.header = append(p.header, t)
-		case p.recover && isSpecial(t):
+		case p.mode == ParseRecover && isSpecial(t):
 			p.dropped++ // <|message|>, <|constrain|> or a reserved token in content
 			p.deltaStart, p.deltaEnd = 0, 0
 		default:
@@ -393,7 +392,7 @@ func (p *StreamParser) decodeContent(t Token) error {
 	p.deltaStart, p.deltaEnd = 0, 0
 	b, ok := p.enc.tokenBytes(t)
 	if !ok {
-		if !p.lenient && !p.recover {
+		if p.mode == ParseStrict {
 			return fmt.Errorf("%w %d in content", ErrUnknownToken, t)
 		}
 		p.reserve(3*len(p.pending) + len(utf8x.Replacement))
