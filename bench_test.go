@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/testsupport/benchdata"
+	"github.com/go-harmony/harmony/internal/testsupport/sample"
 )
 
 // The conversations, in the reference's JSON: benchdata.Small is the small
@@ -72,7 +73,7 @@ func renderedPart(enc *Encoding) func(raw []byte) (string, error) {
 // conversations as the library reads them.
 func TestBenchTexts(t *testing.T) {
 	inputs := [][]byte{benchdata.Small()}
-	if !sampled() {
+	if !sample.Sampled() {
 		inputs = append(inputs, largeConversationJSON())
 	}
 	for _, data := range inputs {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/testsupport/benchdata"
+	"github.com/go-harmony/harmony/internal/testsupport/sample"
 )
 
 // budgetTools is a developer message declaring a function tool, which
@@ -426,7 +427,7 @@ func TestBudgetProperties(t *testing.T) {
 	enc := mustEncoding(t)
 	r := rand.New(rand.NewPCG(1, 2))
 	n := 3000
-	if sampled() {
+	if sample.Sampled() {
 		n = 300
 	}
 	for range n {
@@ -599,7 +600,7 @@ func TestBudgetHistoryCache(t *testing.T) {
 	if !slices.Equal(cold, warm) || e.history.Len() == 0 {
 		t.Fatalf("warm render differs, or nothing cached (%d entries)", e.history.Len())
 	}
-	if sampled() {
+	if sample.Sampled() {
 		return
 	}
 	filler := strings.Repeat("Tell me about the weather in spring. ", 100)

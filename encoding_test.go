@@ -12,6 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/go-harmony/harmony/internal/testsupport/sample"
 	"github.com/go-harmony/harmony/internal/vocab/embedded"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -184,7 +185,7 @@ func TestEncodeInvalidUTF8AsReplacement(t *testing.T) {
 // tool schemas, as a caller that never repeats itself would, and checks that
 // the encoding's caches stay within their budgets, counted and on the heap.
 func TestEncodingCachesBounded(t *testing.T) {
-	if sampled() {
+	if sample.Sampled() {
 		t.Skip("renders 48 MiB of prompts")
 	}
 	shared := mustEncoding(t)

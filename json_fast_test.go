@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/testsupport/benchdata"
+	"github.com/go-harmony/harmony/internal/testsupport/sample"
 )
 
 // slowWire is what Conversation.UnmarshalJSON decodes data to without the
@@ -124,7 +125,7 @@ func TestDecodeWireFast(t *testing.T) {
 		}
 	}
 	convs := [][]byte{benchdata.Small()}
-	if !sampled() {
+	if !sample.Sampled() {
 		convs = append(convs, benchdata.Large())
 	}
 	for _, conv := range convs {

@@ -1,19 +1,13 @@
 package harmony
 
-import "testing"
-
-// sampled reports whether the tests over large corpora and long random
-// walks run on a deterministic part of them (every k-th conformance case,
-// the first of the random cases): under -short, and under the race
-// detector. A plain go test runs them whole.
-func sampled() bool { return testing.Short() || raceEnabled }
+import "github.com/go-harmony/harmony/internal/testsupport/sample"
 
 // sampleEvery is the k of the corpora's every k-th case when sampled.
 const sampleEvery = 8
 
 // every returns the stride for a corpus: sampleEvery when sampled, else 1.
 func every() int {
-	if sampled() {
+	if sample.Sampled() {
 		return sampleEvery
 	}
 	return 1

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/go-harmony/harmony/internal/testsupport/sample"
 )
 
 // injectionConversation puts s into every field a user, a tool, a model or a
@@ -75,7 +77,7 @@ func TestNoSpecialTokenFromText(t *testing.T) {
 		t.Fatalf("baseline has %d <|constrain|> tokens, want 1", n)
 	}
 	names := append([]string(nil), specialTable...)
-	if sampled() {
+	if sample.Sampled() {
 		names = names[:40]
 	}
 	for _, name := range append(names, "<|refusal|>", "<|untrusted|>", "<|end_untrusted|>", "<|meta_end|>") {

@@ -191,7 +191,7 @@ func TestTrainingProperty(t *testing.T) {
 	enc := mustEncoding(t)
 	n := 0
 	generated := uint64(2000)
-	if sampled() {
+	if sample.Sampled() {
 		generated = 250
 	}
 	for _, name := range []string{"render.jsonl", "upstream_tests.jsonl"} {

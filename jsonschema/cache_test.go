@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/sample"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -128,7 +129,7 @@ func fillCache(t *testing.T, v *Validator, gen func(int) string, args string) in
 // enough to keep them all, the heap stays under what the cache accounts
 // for, so that the accounting is an upper bound.
 func TestCacheHeapWithinBudget(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || sample.Race {
 		t.Skip("measures the heap")
 	}
 	for _, tc := range []struct {
@@ -176,7 +177,7 @@ func TestSchemaStructSize(t *testing.T) {
 // of them heavy in regular expressions or in enums, with the heap they
 // hold.
 func TestSizeEstimateUpperBound(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || sample.Race {
 		t.Skip("measures the heap")
 	}
 	for _, schema := range []string{

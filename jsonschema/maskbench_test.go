@@ -10,6 +10,7 @@ import (
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/ojson"
 	"github.com/go-harmony/harmony/internal/testsupport/maskbench"
+	"github.com/go-harmony/harmony/internal/testsupport/sample"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -32,7 +33,7 @@ var maskbenchFile struct {
 func loadMaskbench(t testing.TB) []maskbench.Entry {
 	maskbenchFile.Do(func() {
 		every := 1
-		if testing.Short() || raceEnabled {
+		if testing.Short() || sample.Race {
 			every = maskbenchEvery
 		}
 		maskbenchFile.entries, maskbenchFile.err = maskbench.Load(maskbench.Path(1), every)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/go-harmony/harmony/internal/testsupport/sample"
 )
 
 // TestCharTable checks the table of characters against its definition and
@@ -32,7 +34,7 @@ func TestCharTable(t *testing.T) {
 		if v != 0 {
 			table = append(table, c)
 		}
-		if sampled() && id%8 != 0 {
+		if sample.Sampled() && id%8 != 0 {
 			continue
 		}
 		checked++
@@ -71,7 +73,7 @@ func TestCharTable(t *testing.T) {
 	neighbours := append(slices.Clone(table), "a", "Z", " ", "  ", "\n", "!", ",", "-", "'", "0", "é", "\u0301")
 	rng := rand.New(rand.NewPCG(5, 6))
 	n, whole := 200, 0
-	if sampled() {
+	if sample.Sampled() {
 		n = 20
 	}
 	var w *work = e.getWork()

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/go-harmony/harmony/internal/testsupport/sample"
 )
 
 // Memory bound: encoding holds at most memPerByte bytes of heap per byte
@@ -28,7 +30,7 @@ func TestMemoryBound(t *testing.T) {
 	}
 	e := mustLoad(t)
 	size := 8 << 20
-	if raceEnabled {
+	if sample.Race {
 		size = 1 << 20
 	}
 	for _, c := range []struct{ name, unit string }{

@@ -15,13 +15,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-harmony/harmony/internal/o200k/internal/table"
+	"github.com/go-harmony/harmony/internal/testsupport/sample"
 	"github.com/go-harmony/harmony/internal/vocab"
 )
-
-// sampled reports whether the comparisons with tiktoken-go and the other
-// long loops run on a deterministic part of their inputs: under -short and
-// under the race detector. A plain go test runs them whole.
-func sampled() bool { return testing.Short() || raceEnabled }
 
 // TestMatchesTiktoken compares every corpus, and a few thousand lines cut
 // from them (in four variants each, unless sampled), with tiktoken-go.
@@ -42,7 +38,7 @@ func TestMatchesTiktoken(t *testing.T) {
 			t.Errorf("%s: AppendEncode after a prefix appended %d tokens, want %d", c.name, n, len(want))
 		}
 		variants := func(line string) []string {
-			if sampled() {
+			if sample.Sampled() {
 				return []string{line}
 			}
 			return []string{line, strings.TrimSpace(line), " " + line, line + line}
@@ -161,7 +157,7 @@ func TestReferenceOnlyDiffers(t *testing.T) {
 func TestUnicodeDelta(t *testing.T) {
 	e := mustLoad(t)
 	step := rune(1)
-	if sampled() {
+	if sample.Sampled() {
 		step = 61
 	}
 	for r := rune(0); r <= unicode.MaxRune; r += step {
@@ -454,7 +450,7 @@ func TestConcurrent(t *testing.T) {
 func TestLongPieces(t *testing.T) {
 	e := mustLoad(t)
 	lengths, pieces, maxLen := []int{smallPiece - 1, smallPiece, smallPiece + 1, 100, 700}, 200, 3000
-	if sampled() {
+	if sample.Sampled() {
 		lengths, pieces, maxLen = []int{smallPiece - 1, smallPiece + 1, 100}, 40, 1000
 	}
 	for _, unit := range []string{"a", "-", " ", "😀", "1", "\n", "ab", "abc", "Ab", "é", "\u0301", "中", "ka", " a", "\r\n", "_-", "0x"} {
@@ -743,7 +739,7 @@ func TestWordFastPaths(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	n := 20000
-	if sampled() {
+	if sample.Sampled() {
 		n = 2000
 	}
 	for range n {
@@ -780,7 +776,7 @@ func TestLongTextGrowth(t *testing.T) {
 		if !slices.Equal(got[:3], prefix) || !slices.Equal(got[3:], want) {
 			t.Fatalf("%.20q...: %s", text, firstDiff(e, text, got[3:], want))
 		}
-		if raceEnabled {
+		if sample.Race {
 			continue // the race detector's sync.Pool drops pooled memory at random
 		}
 		e.AppendEncode(nil, text) // the pooled working memory, warm

@@ -1,5 +1,0 @@
-//go:build !race
-
-package harmony
-
-const raceEnabled = false
