@@ -126,7 +126,7 @@ func (lw *lineWriter) writeIDArray(toks []harmony.Token) error {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendUint32(b, uint32(t))
+		b = strconv.AppendUint(b, uint64(t), 10)
 	}
 	return lw.writeBuffer(append(b, "]\n"...))
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/jsonw"
@@ -110,7 +111,7 @@ func appendIDs(b []byte, toks []harmony.Token) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendUint32(b, uint32(t))
+		b = strconv.AppendUint(b, uint64(t), 10)
 	}
 	return append(b, ']')
 }
@@ -124,39 +125,6 @@ func digits(v uint32) int {
 	}
 	return n
 }
-
-// appendUint32 appends v in decimal, as strconv.AppendUint does, two digits
-// at a time.
-func appendUint32(b []byte, v uint32) []byte {
-	var buf [10]byte
-	i := len(buf)
-	for v >= 100 {
-		q := v / 100
-		r := (v - q*100) * 2
-		i -= 2
-		buf[i], buf[i+1] = digitPairs[r], digitPairs[r+1]
-		v = q
-	}
-	if v >= 10 {
-		i -= 2
-		buf[i], buf[i+1] = digitPairs[v*2], digitPairs[v*2+1]
-	} else {
-		i--
-		buf[i] = byte('0' + v)
-	}
-	return append(b, buf[i:]...)
-}
-
-const digitPairs = "00010203040506070809" +
-	"10111213141516171819" +
-	"20212223242526272829" +
-	"30313233343536373839" +
-	"40414243444546474849" +
-	"50515253545556575859" +
-	"60616263646566676869" +
-	"70717273747576777879" +
-	"80818283848586878889" +
-	"90919293949596979899"
 
 // appendMaskLine appends {"ids":[...],"mask":[...]}, the mask as 0s and 1s.
 func appendMaskLine(b []byte, toks []harmony.Token, mask []bool) []byte {
