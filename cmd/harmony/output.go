@@ -49,7 +49,10 @@ func newLineWriter(w io.Writer) *lineWriter {
 func (lw *lineWriter) write(v any) error {
 	switch v := v.(type) {
 	case []harmony.Token:
-		return lw.writeIDs(v)
+		if v == nil {
+			return lw.writeBuffer(append(lw.w.AvailableBuffer(), "null\n"...)) // as encoding/json writes it
+		}
+		return lw.writeIDArray(v)
 	case *streamLine:
 		return v.write(lw)
 	case rawLine:
@@ -82,28 +85,6 @@ func (lw *lineWriter) marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(lw.buf.Bytes(), []byte("\n")), nil
-}
-
-// writeIDs writes toks as a JSON array of numbers (null for nil, as
-// encoding/json writes it).
-func (lw *lineWriter) writeIDs(toks []harmony.Token) error {
-	if toks == nil {
-		return lw.writeBuffer(append(lw.w.AvailableBuffer(), "null\n"...))
-	}
-	b := append(lw.w.AvailableBuffer(), '[')
-	for i, t := range toks {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendUint(b, uint64(t), 10)
-		if len(b) > 4096 {
-			if err := lw.writeBuffer(b); err != nil {
-				return err
-			}
-			b = lw.w.AvailableBuffer()
-		}
-	}
-	return lw.writeBuffer(append(b, "]\n"...))
 }
 
 // writeIDArray writes toks as a JSON array of numbers and a newline,
