@@ -71,26 +71,27 @@ func (v *reasoningValue) Set(s string) error {
 	return nil
 }
 
-// parseFlags registers the flags of parse and stream. opts returns their
-// parse options, or a usageError for --lenient with --recover: the modes
-// are a ladder (strict, lenient, recover, each accepting all the one before
-// it accepts), and the two flags name two rungs of it.
-func parseFlags(fs *flag.FlagSet) (role *roleValue, opts func() (*harmony.ParseOptions, error)) {
-	role = &roleValue{role: harmony.RoleAssistant, allowNone: true}
+// parseFlags registers the flags of parse and stream. The function it returns
+// gives their role (--role) and parse options, or a usageError for --lenient
+// with --recover: the modes are a ladder (strict, lenient, recover, each
+// accepting all the one before it accepts), and the two flags name two rungs
+// of it.
+func parseFlags(fs *flag.FlagSet) func() (harmony.Role, *harmony.ParseOptions, error) {
+	role := &roleValue{role: harmony.RoleAssistant, allowNone: true}
 	fs.Var(role, "role", "the `ROLE` whose header the tokens start in, right after \"<|start|>ROLE\":\nassistant (the default) for a completion, sampled after \"<|start|>assistant\";\nnone for tokens that start at <|start|>")
 	lenient := fs.Bool("lenient", false, "parse in the reference's non-strict mode: a message cut short in its header\nends there (harmony.ParseLenient)")
 	recover := fs.Bool("recover", false, "recover malformed model output as a server does: never fails (harmony.ParseRecover)")
 	keep := fs.Bool("keep-headers", false, "keep each header's form as the model wrote it (a \"header\" field),\nso that rendering the messages gives back the sampled tokens")
-	return role, func() (*harmony.ParseOptions, error) {
+	return func() (harmony.Role, *harmony.ParseOptions, error) {
 		mode := harmony.ParseStrict
 		switch {
 		case *recover && *lenient:
-			return nil, usageError{errors.New("--lenient and --recover are two parse modes: give one (strict is the default)")}
+			return "", nil, usageError{errors.New("--lenient and --recover are two parse modes: give one (strict is the default)")}
 		case *recover:
 			mode = harmony.ParseRecover
 		case *lenient:
 			mode = harmony.ParseLenient
 		}
-		return &harmony.ParseOptions{Mode: mode, KeepHeaders: *keep}, nil
+		return role.role, &harmony.ParseOptions{Mode: mode, KeepHeaders: *keep}, nil
 	}
 }

@@ -9,21 +9,16 @@ import (
 )
 
 func setupParse(fs *flag.FlagSet) func(*cli) error {
-	role, parseOpts := parseFlags(fs)
+	flags := parseFlags(fs)
 	return func(c *cli) error {
-		opts, err := parseOpts()
+		role, opts, err := flags()
 		if err != nil {
 			return err
 		}
-		return c.eachLine(func(n int, line []byte) (any, error) {
-			toks, err := parseIDs(line)
+		return c.eachTokenLine(role, opts, func(_ int, toks []harmony.Token) (any, error) {
+			msgs, err := c.enc.ParseCompletion(toks, role, opts)
 			if err != nil {
-				return nil, err
-			}
-			c.warnStart(n, toks, role.role, opts)
-			msgs, err := c.enc.ParseCompletion(toks, role.role, opts)
-			if err != nil {
-				return nil, withRoleHint(err, role.role)
+				return nil, withRoleHint(err, role)
 			}
 			return messageList(msgs), nil
 		})
@@ -39,6 +34,21 @@ func withRoleHint(err error, role harmony.Role) error {
 		return fmt.Errorf("%w (--role none wants tokens that start at <|start|>; for a completion, sampled after \"<|start|>assistant\", use --role assistant, the default)", err)
 	}
 	return err
+}
+
+// eachTokenLine runs fn, as eachLine does, on the token ids of each line of
+// parse's or stream's input, parsed with role and opts: a line that is not a
+// JSON array of ids fails, and one that starts where role says it does not
+// is warned about (see warnStart).
+func (c *cli) eachTokenLine(role harmony.Role, opts *harmony.ParseOptions, fn func(n int, toks []harmony.Token) (any, error)) error {
+	return c.eachLine(func(n int, line []byte) (any, error) {
+		toks, err := parseIDs(line)
+		if err != nil {
+			return nil, err
+		}
+		c.warnStart(n, toks, role, opts)
+		return fn(n, toks)
+	})
 }
 
 // warnStart warns, once a run, when line n's tokens start with <|start|>

@@ -15,23 +15,18 @@ type streamError struct {
 }
 
 func setupStream(fs *flag.FlagSet) func(*cli) error {
-	role, parseOpts := parseFlags(fs)
+	flags := parseFlags(fs)
 	return func(c *cli) error {
-		opts, err := parseOpts()
+		role, opts, err := flags()
 		if err != nil {
 			return err
 		}
-		p, err := c.enc.NewStreamParser(role.role, opts)
+		p, err := c.enc.NewStreamParser(role, opts)
 		if err != nil {
 			return err
 		}
-		return c.eachLine(func(n int, line []byte) (any, error) {
-			toks, err := parseIDs(line)
-			if err != nil {
-				return nil, err
-			}
-			c.warnStart(n, toks, role.role, opts)
-			return &streamLine{c: c, p: p, role: role.role, n: n, toks: toks}, nil
+		return c.eachTokenLine(role, opts, func(n int, toks []harmony.Token) (any, error) {
+			return &streamLine{c: c, p: p, role: role, n: n, toks: toks}, nil
 		})
 	}
 }
