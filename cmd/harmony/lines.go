@@ -35,6 +35,8 @@ type lineReader struct {
 	lines int                  // the number of lines read
 }
 
+// newLineReader returns a lineReader of in, which knows the input left when
+// in is a regular file or has a Len method.
 func newLineReader(in io.Reader) *lineReader {
 	lr := &lineReader{r: bufio.NewReaderSize(in, 1<<16)}
 	switch in := in.(type) {

@@ -154,6 +154,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// usage is the help of the command as a whole.
 const usage = `usage: harmony <command> [flags]
 
 Commands (see "harmony <command> -h"):
@@ -188,6 +189,7 @@ type command struct {
 	setup    func(fs *flag.FlagSet) func(c *cli) error // registers flags; returns the action
 }
 
+// commands are the subcommands, by name.
 var commands = map[string]command{
 	"render": {
 		synopsis: "render [--mode completion|conversation|training] [--role ROLE] [--reasoning reference|guide|keep] [--text] [--workers N]\n" +
@@ -327,4 +329,5 @@ func runIn(con console, args []string, stdin io.Reader, stdout, stderr io.Writer
 // reads any input: the command exits with status 2 and its usage.
 type usageError struct{ err error }
 
+// Error returns the message of the refused combination.
 func (e usageError) Error() string { return e.err.Error() }

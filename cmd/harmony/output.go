@@ -24,6 +24,7 @@ type idsLine struct {
 	ids *[]harmony.Token
 }
 
+// errorLine is the output line of an input line that failed.
 type errorLine struct {
 	Error string `json:"error"`
 }
@@ -36,6 +37,7 @@ type lineWriter struct {
 	enc *json.Encoder
 }
 
+// newLineWriter returns a lineWriter that writes to w through a 64 KiB buffer.
 func newLineWriter(w io.Writer) *lineWriter {
 	lw := &lineWriter{w: bufio.NewWriterSize(w, 1<<16)}
 	lw.enc = json.NewEncoder(&lw.buf)
@@ -120,6 +122,7 @@ func (lw *lineWriter) writeBuffer(b []byte) error {
 	return nil
 }
 
+// flush writes what is buffered to standard output.
 func (lw *lineWriter) flush() error {
 	if err := lw.w.Flush(); err != nil {
 		return fmt.Errorf("writing standard output: %w", err)

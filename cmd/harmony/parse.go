@@ -8,6 +8,8 @@ import (
 	"github.com/go-harmony/harmony"
 )
 
+// setupParse registers the flags of parse and returns its action: each line's
+// token ids parsed into messages.
 func setupParse(fs *flag.FlagSet) func(*cli) error {
 	flags := parseFlags(fs)
 	return func(c *cli) error {

@@ -16,6 +16,7 @@ import (
 	"time"
 )
 
+// The pace of the progress line.
 const (
 	progressDelay = time.Second            // nothing is shown before a run is this long
 	progressEvery = 250 * time.Millisecond // the shortest time between two refreshes
@@ -64,6 +65,8 @@ type progress struct {
 	buf   []byte
 }
 
+// newProgress returns a progress for subcommand name that writes to w and
+// reads the clock now, starting it.
 func newProgress(w io.Writer, name string, now func() time.Time) *progress {
 	start := now()
 	return &progress{w: w, name: name, now: now, start: start, next: start.Add(progressDelay)}

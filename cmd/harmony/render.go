@@ -13,6 +13,8 @@ import (
 	"github.com/go-harmony/harmony/internal/jsonw"
 )
 
+// setupRender registers the flags of render and returns its action: each
+// line's conversation rendered into token ids, text, or ids and a loss mask.
 func setupRender(fs *flag.FlagSet) func(*cli) error {
 	mode := modeValue("completion")
 	role := roleValue{role: harmony.RoleAssistant}

@@ -9,11 +9,15 @@ import (
 	"github.com/go-harmony/harmony/internal/jsonw"
 )
 
+// streamError is the "error" of a stream line: the index of the token
+// rejected and the message.
 type streamError struct {
 	Index   int    `json:"index"`
 	Message string `json:"message"`
 }
 
+// setupStream registers the flags of stream and returns its action: each
+// line's token ids fed to one stream parser, reset for every line.
 func setupStream(fs *flag.FlagSet) func(*cli) error {
 	flags := parseFlags(fs)
 	return func(c *cli) error {

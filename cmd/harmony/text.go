@@ -12,6 +12,8 @@ import (
 	"github.com/go-harmony/harmony"
 )
 
+// setupEncode registers the flags of encode, or of count when count is set,
+// and returns its action: all of standard input encoded as one text.
 func setupEncode(fs *flag.FlagSet, count bool) func(*cli) error {
 	special := fs.Bool("special", false, "turn the text of special tokens into those tokens")
 	return func(c *cli) error {
@@ -35,6 +37,8 @@ func setupEncode(fs *flag.FlagSet, count bool) func(*cli) error {
 	}
 }
 
+// setupDecode returns the action of decode, which has no flags: each line's
+// token ids decoded into text.
 func setupDecode(fs *flag.FlagSet) func(*cli) error {
 	return func(c *cli) error {
 		return c.eachLine(func(_ int, line []byte) (any, error) {
