@@ -31,8 +31,7 @@ type lineReader struct {
 	r     *bufio.Reader
 	left  func() (int64, bool) // the input left after r's buffer, if known
 	spare []byte               // the buffer of the last long line copied out
-	n     int                  // the number of the line next returned
-	lines int                  // the number of lines read
+	lines int                  // the lines read: the number of the last one
 }
 
 // newLineReader returns a lineReader of in, which knows the input left when
@@ -103,23 +102,25 @@ func (lr *lineReader) leftBytes() (int64, bool) {
 const bom = "\xEF\xBB\xBF"
 
 // next reads the next line of a line command's input. It returns the line's
-// number (1-based, blank lines counted: the line an editor shows) and the line
+// number (1-based, blank lines counted: the line an editor shows; the
+// nothing after a final newline is no line, and keeps the number of the line
+// before it, so that the number at io.EOF is the count of lines) and the line
 // with the white space around it trimmed, empty for a blank line, and, as
 // readLine, an error when the input ends or fails before a newline: io.EOF, or
 // a read error that names the line it cut short. A byte order mark at the
 // start of the input is skipped; one anywhere else is part of its line.
 func (lr *lineReader) next() (n int, line []byte, err error) {
 	line, err = lr.readLine()
-	if lr.n++; lr.n == 1 {
+	if lr.lines == 0 {
 		line = bytes.TrimPrefix(line, []byte(bom))
 	}
-	if len(line) > 0 || err == nil { // not the nothing after a final newline
+	if len(line) > 0 || err != io.EOF { // not the nothing after a final newline
 		lr.lines++
 	}
 	if err != nil && err != io.EOF {
-		err = fmt.Errorf("line %d: reading standard input: %w", lr.n, err)
+		err = fmt.Errorf("line %d: reading standard input: %w", lr.lines, err)
 	}
-	return lr.n, bytes.TrimSpace(line), err
+	return lr.lines, bytes.TrimSpace(line), err
 }
 
 // lineError is the message of line n's {"error":...}.
@@ -155,7 +156,7 @@ func (c *cli) eachLine(fn func(n int, line []byte) (any, error)) error {
 			c.progress.line(n)
 		}
 		if rerr == io.EOF {
-			c.progress.count(r.lines)
+			c.progress.count(n)
 			return nil
 		}
 		if rerr != nil {

@@ -182,7 +182,7 @@ func (c *cli) readLines(jobs, order chan<- *lineJob, stop <-chan struct{}) {
 			}
 		}
 		if rerr == io.EOF {
-			send(order, &lineJob{n: r.lines, end: true})
+			send(order, &lineJob{n: n, end: true})
 			return
 		}
 		if rerr != nil {
