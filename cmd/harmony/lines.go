@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"strconv"
+
+	"github.com/go-harmony/harmony/internal/jsonw"
 )
 
 // maxSizedLine is the most input left that a long line's buffer is sized
@@ -128,6 +130,13 @@ func lineError(n int, err error) string {
 	return "line " + strconv.Itoa(n) + ": " + err.Error()
 }
 
+// appendErrorLine appends {"error":"line N: ..."}, the output line of input
+// line n when it fails with err, without the newline.
+func appendErrorLine(b []byte, n int, err error) []byte {
+	b = append(b, `{"error":`...)
+	return append(jsonw.AppendString(b, lineError(n, err)), '}')
+}
+
 // eachLine runs fn on every non-blank line of standard input, with its number
 // and its white space trimmed, and writes its result, or {"error":"line N:
 // ..."} when it fails, as one JSON line. It stops early only when input or
@@ -148,7 +157,7 @@ func (c *cli) eachLine(fn func(n int, line []byte) (any, error)) error {
 			v, err := fn(n, line)
 			if err != nil {
 				c.failed = true
-				v = errorLine{Error: lineError(n, err)}
+				v = rawLine(appendErrorLine(nil, n, err))
 			}
 			if err := c.out.write(v); err != nil {
 				return err

@@ -24,11 +24,6 @@ type idsLine struct {
 	ids *[]harmony.Token
 }
 
-// errorLine is the output line of an input line that failed.
-type errorLine struct {
-	Error string `json:"error"`
-}
-
 // lineWriter writes JSON values, one per line, with "<", ">" and "&"
 // unescaped, to a buffered writer.
 type lineWriter struct {

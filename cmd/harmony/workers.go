@@ -16,7 +16,6 @@ import (
 	"sync"
 
 	"github.com/go-harmony/harmony"
-	"github.com/go-harmony/harmony/internal/jsonw"
 )
 
 // lineFunc handles one input line: it appends the JSON of its output line,
@@ -50,8 +49,7 @@ func formatLine(fn lineFunc, b []byte, n int, line []byte) (out []byte, ids *[]h
 	out, ids, err := fn(b, line)
 	if err != nil {
 		putIDs(ids)
-		out = append(b[:start], `{"error":`...)
-		return append(jsonw.AppendString(out, lineError(n, err)), '}'), nil, true
+		return appendErrorLine(b[:start], n, err), nil, true
 	}
 	return out, ids, false
 }
