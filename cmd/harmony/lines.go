@@ -137,39 +137,55 @@ func appendErrorLine(b []byte, n int, err error) []byte {
 	return append(jsonw.AppendString(b, lineError(n, err)), '}')
 }
 
+// scanLines reads in a line at a time and calls each on every non-blank line,
+// with its number and its white space trimmed. Before each read that may
+// block it calls wait, so that the caller can flush its output: a client that
+// writes a line and waits gets its answer, and bulk input costs one flush per
+// buffer of input, not one per line. It returns the number of lines (blank
+// ones counted) when the input ends, or the first error of wait, each or
+// reading.
+func scanLines(in io.Reader, wait func() error, each func(n int, line []byte) error) (lines int, err error) {
+	r := newLineReader(in)
+	for {
+		if r.Buffered() == 0 {
+			if err := wait(); err != nil {
+				return 0, err
+			}
+		}
+		n, line, rerr := r.next()
+		if len(line) > 0 {
+			if err := each(n, line); err != nil {
+				return 0, err
+			}
+		}
+		if rerr == io.EOF {
+			return n, nil
+		}
+		if rerr != nil {
+			return 0, rerr
+		}
+	}
+}
+
 // eachLine runs fn on every non-blank line of standard input, with its number
 // and its white space trimmed, and writes its result, or {"error":"line N:
 // ..."} when it fails, as one JSON line. It stops early only when input or
 // output fails.
 func (c *cli) eachLine(fn func(n int, line []byte) (any, error)) error {
-	r := newLineReader(c.stdin)
-	for {
-		// Flush before a read that may block: a client that writes a line
-		// and waits gets its answer, and bulk input costs one flush per
-		// buffer of input, not one per line.
-		if r.Buffered() == 0 {
-			if err := c.out.flush(); err != nil {
-				return err
-			}
+	lines, err := scanLines(c.stdin, c.out.flush, func(n int, line []byte) error {
+		v, err := fn(n, line)
+		if err != nil {
+			c.failed = true
+			v = rawLine(appendErrorLine(nil, n, err))
 		}
-		n, line, rerr := r.next()
-		if len(line) > 0 {
-			v, err := fn(n, line)
-			if err != nil {
-				c.failed = true
-				v = rawLine(appendErrorLine(nil, n, err))
-			}
-			if err := c.out.write(v); err != nil {
-				return err
-			}
-			c.progress.line(n)
+		if err := c.out.write(v); err != nil {
+			return err
 		}
-		if rerr == io.EOF {
-			c.progress.count(n)
-			return nil
-		}
-		if rerr != nil {
-			return rerr
-		}
+		c.progress.line(n)
+		return nil
+	})
+	if err == nil {
+		c.progress.count(lines)
 	}
+	return err
 }

@@ -12,7 +12,7 @@ package main
 // the lines done for the progress line.
 
 import (
-	"io"
+	"errors"
 	"sync"
 
 	"github.com/go-harmony/harmony"
@@ -159,33 +159,28 @@ func (c *cli) eachLineWorkers(workers int, newFn func() lineFunc) error {
 func (c *cli) readLines(jobs, order chan<- *lineJob, stop <-chan struct{}) {
 	defer close(order)
 	defer close(jobs)
-	send := func(ch chan<- *lineJob, j *lineJob) bool {
+	errStopped := errors.New("stopped")
+	send := func(ch chan<- *lineJob, j *lineJob) error {
 		select {
 		case ch <- j:
-			return true
+			return nil
 		case <-stop:
-			return false
+			return errStopped
 		}
 	}
-	r := newLineReader(c.stdin)
-	for {
-		if r.Buffered() == 0 && !send(order, &lineJob{flush: true}) {
-			return
+	lines, err := scanLines(c.stdin, func() error {
+		return send(order, &lineJob{flush: true})
+	}, func(n int, line []byte) error {
+		j := &lineJob{n: n, line: line, done: make(chan struct{})}
+		if err := send(order, j); err != nil {
+			return err
 		}
-		n, line, rerr := r.next()
-		if len(line) > 0 {
-			j := &lineJob{n: n, line: line, done: make(chan struct{})}
-			if !send(order, j) || !send(jobs, j) {
-				return
-			}
-		}
-		if rerr == io.EOF {
-			send(order, &lineJob{n: n, end: true})
-			return
-		}
-		if rerr != nil {
-			send(order, &lineJob{err: rerr})
-			return
-		}
+		return send(jobs, j)
+	})
+	switch {
+	case err == nil:
+		send(order, &lineJob{n: lines, end: true})
+	case err != errStopped:
+		send(order, &lineJob{err: err})
 	}
 }
