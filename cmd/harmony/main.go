@@ -245,8 +245,7 @@ type cli struct {
 	stderr io.Writer
 	failed bool // some line failed
 
-	progress    *progress // nil when no one watches
-	warnedStart bool      // warnStart has warned
+	progress *progress // nil when no one watches
 }
 
 // warnf writes a warning about input line n to standard error.

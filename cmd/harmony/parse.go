@@ -40,29 +40,25 @@ func withRoleHint(err error, role harmony.Role) error {
 
 // eachTokenLine runs fn, as eachLine does, on the token ids of each line of
 // parse's or stream's input, parsed with role and opts: a line that is not a
-// JSON array of ids fails, and one that starts where role says it does not
-// is warned about (see warnStart).
+// JSON array of ids fails.
+//
+// It warns, once a run, when a line's tokens start with <|start|> although
+// role says that they start inside a header: strict and lenient parsing then
+// read "<|start|>user" as header text and give messages that are wrong without
+// an error. (ParseRecover starts a message there.)
 func (c *cli) eachTokenLine(role harmony.Role, opts *harmony.ParseOptions, fn func(n int, toks []harmony.Token) (any, error)) error {
+	warn := role != "" && opts.Mode != harmony.ParseRecover // until it has warned
 	return c.eachLine(func(n int, line []byte) (any, error) {
 		toks, err := parseIDs(line)
 		if err != nil {
 			return nil, err
 		}
-		c.warnStart(n, toks, role, opts)
+		if warn && len(toks) > 0 && toks[0] == harmony.TokenStart {
+			warn = false
+			c.warnf(n, "the tokens start with <|start|>, which --role %s reads as header text; for tokens that start at <|start|>, use --role none", role)
+		}
 		return fn(n, toks)
 	})
-}
-
-// warnStart warns, once a run, when line n's tokens start with <|start|>
-// although --role says that they start inside a header: strict and lenient
-// parsing then read "<|start|>user" as header text and give messages that are
-// wrong without an error. (ParseRecover starts a message there.)
-func (c *cli) warnStart(n int, toks []harmony.Token, role harmony.Role, opts *harmony.ParseOptions) {
-	if c.warnedStart || role == "" || opts.Mode == harmony.ParseRecover || len(toks) == 0 || toks[0] != harmony.TokenStart {
-		return
-	}
-	c.warnedStart = true
-	c.warnf(n, "the tokens start with <|start|>, which --role %s reads as header text; for tokens that start at <|start|>, use --role none", role)
 }
 
 // messageList is a list of parsed messages, written by hand with
