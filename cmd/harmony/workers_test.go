@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/benchdata"
+	"github.com/go-harmony/harmony/internal/testsupport/sample"
 )
 
 // datasetLines returns n lines of a generated dataset: conversations of
@@ -85,7 +86,7 @@ func datasetLines(t testing.TB, n int, seed uint64) []byte {
 // 100 (the race detector checks the goroutines on fewer).
 func TestWorkersOutput(t *testing.T) {
 	n, m := 10000, 300
-	if sampled() {
+	if sample.Sampled() {
 		n, m = 1000, 100
 	}
 	for _, tc := range []struct {
