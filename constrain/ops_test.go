@@ -8,6 +8,20 @@ import (
 	"testing"
 )
 
+// compileNode decodes schema and compiles it with c to its node.
+func compileNode(t *testing.T, c *compiler, schema string) *node {
+	t.Helper()
+	v, err := decodeSchema([]byte(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := c.compileMap("", v.(map[string]any))
+	if err != nil {
+		t.Fatalf("%s: %v", schema, err)
+	}
+	return n
+}
+
 // TestOverlapMatchesProduct: the search overlap does agrees with building
 // the product of the two string automata, length counters included.
 func TestOverlapMatchesProduct(t *testing.T) {
@@ -21,15 +35,7 @@ func TestOverlapMatchesProduct(t *testing.T) {
 		`{"type":"string","pattern":"^a+$","maxLength":2}`, `{"type":"string","pattern":"b"}`,
 		`{"type":"string","format":"date"}`, `{"enum":["","2024-01-01"]}`, `{"type":"string","pattern":"^[^a]*$","minLength":1}`,
 	} {
-		v, err := decodeSchema([]byte(s))
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, err := c.compileMap("", v.(map[string]any))
-		if err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-		nodes = append(nodes, n)
+		nodes = append(nodes, compileNode(t, c, s))
 		names = append(names, s)
 	}
 	for i, a := range nodes {
@@ -163,14 +169,7 @@ func TestUnivEqStates(t *testing.T) {
 		`{"pattern":"[0-9]{3}-"}`, `{"format":"date"}`, `{"enum":["a","ab","é"]}`, `{"pattern":"^x","maxLength":4}`,
 		`{"pattern":"^(?s:.{0,40})$"}`, `{"pattern":"😀|\\x{10FFFF}"}`, `{"pattern":"^[^a]*a"}`, `{"const":""}`,
 	} {
-		v, err := decodeSchema([]byte(s))
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, err := c.compileMap("", v.(map[string]any))
-		if err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
+		n := compileNode(t, c, s)
 		d, err := c.strDFA(n)
 		if err != nil {
 			t.Fatal(err)
