@@ -13,67 +13,40 @@ import (
 // anyOfPatterns is an anyOf of n string branches, each with a pattern of its
 // own: {"anyOf":[{"type":"string","pattern":"^p0[a-z]*$"},...]}.
 func anyOfPatterns(n int) string {
-	var b strings.Builder
-	b.WriteString(`{"anyOf":[`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"type":"string","pattern":"^p%d[a-z]*$"}`, i)
-	}
-	b.WriteString(`]}`)
-	return b.String()
+	return `{"anyOf":[` + commaList(n, func(i int) string { return fmt.Sprintf(`{"type":"string","pattern":"^p%d[a-z]*$"}`, i) }) + `]}`
 }
 
 // requiredNames is an object with n required properties that only
 // additionalProperties describes.
 func requiredNames(n int) string {
-	var b strings.Builder
-	b.WriteString(`{"type":"object","required":[`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `"p%d"`, i)
-	}
-	b.WriteString(`]}`)
-	return b.String()
+	return `{"type":"object","required":[` + commaList(n, func(i int) string { return fmt.Sprintf(`"p%d"`, i) }) + `]}`
 }
 
 // enumStrings is an enum of n distinct strings.
 func enumStrings(n int) string {
-	var b strings.Builder
-	b.WriteString(`{"enum":[`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `"value %d"`, i)
-	}
-	b.WriteString(`]}`)
-	return b.String()
+	return `{"enum":[` + commaList(n, func(i int) string { return fmt.Sprintf(`"value %d"`, i) }) + `]}`
 }
 
 // wideObject is an object of n properties, every one required, of
 // alternating types.
 func wideObject(n int) string {
-	var b strings.Builder
-	b.WriteString(`{"type":"object","properties":{`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
+	props := commaList(n, func(i int) string {
 		t := [...]string{"string", "integer", "boolean"}[i%3]
-		fmt.Fprintf(&b, `"property_%d":{"type":%q}`, i, t)
-	}
-	b.WriteString(`},"required":[`)
+		return fmt.Sprintf(`"property_%d":{"type":%q}`, i, t)
+	})
+	required := commaList(n, func(i int) string { return fmt.Sprintf(`"property_%d"`, i) })
+	return `{"type":"object","properties":{` + props + `},"required":[` + required + `],"additionalProperties":false}`
+}
+
+// commaList joins item(0) to item(n-1) with commas.
+func commaList(n int, item func(i int) string) string {
+	var b strings.Builder
 	for i := range n {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, `"property_%d"`, i)
+		b.WriteString(item(i))
 	}
-	b.WriteString(`],"additionalProperties":false}`)
 	return b.String()
 }
 
@@ -141,44 +114,17 @@ func nestedItems(n int) string {
 // oneOfConsts is a oneOf of n distinct strings, which are told apart pair
 // by pair.
 func oneOfConsts(n int) string {
-	var b strings.Builder
-	b.WriteString(`{"oneOf":[`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"const":"c%d"}`, i)
-	}
-	b.WriteString(`]}`)
-	return b.String()
+	return `{"oneOf":[` + commaList(n, func(i int) string { return fmt.Sprintf(`{"const":"c%d"}`, i) }) + `]}`
 }
 
 // anyOfLengths is an anyOf of n string branches, each with a pattern and a
 // length bound of its own.
 func anyOfLengths(n int) string {
-	var b strings.Builder
-	b.WriteString(`{"anyOf":[`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"type":"string","pattern":"^a","maxLength":%d}`, i+1)
-	}
-	b.WriteString(`]}`)
-	return b.String()
+	return `{"anyOf":[` + commaList(n, func(i int) string { return fmt.Sprintf(`{"type":"string","pattern":"^a","maxLength":%d}`, i+1) }) + `]}`
 }
 
 // allOfPatterns is an allOf of n patterns, each asking for a letter
 // somewhere: their product remembers which letters were seen.
 func allOfPatterns(n int) string {
-	var b strings.Builder
-	b.WriteString(`{"type":"string","allOf":[`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"pattern":"%c.*%c"}`, 'a'+i%26, 'A'+i%26)
-	}
-	b.WriteString(`]}`)
-	return b.String()
+	return `{"type":"string","allOf":[` + commaList(n, func(i int) string { return fmt.Sprintf(`{"pattern":"%c.*%c"}`, 'a'+i%26, 'A'+i%26) }) + `]}`
 }
