@@ -83,8 +83,7 @@ type meter struct {
 	maxBytes  int
 	at        string // the JSON pointer of the subschema being compiled
 	poll      int    // work since ctx was last looked at
-	err       error  // the budget's *SchemaError, or the context's error
-	done      error  // the context's error
+	err       error  // the budget's *SchemaError, or the context's error wrapped
 }
 
 // pollEvery is how much work (states, and bytes / 64) passes between two
@@ -126,19 +125,13 @@ func (m *meter) charge(states, bytes int) error {
 
 // check looks at the context.
 func (m *meter) check() error {
-	if m == nil || m.err != nil {
-		return m.errOrNil()
-	}
-	if err := m.ctx.Err(); err != nil {
-		m.done = err
-		m.err = err
-	}
-	return m.err
-}
-
-func (m *meter) errOrNil() error {
 	if m == nil {
 		return nil
+	}
+	if m.err == nil {
+		if err := m.ctx.Err(); err != nil {
+			m.err = fmt.Errorf("constrain: compiling a schema: %w", err)
+		}
 	}
 	return m.err
 }

@@ -98,11 +98,8 @@ func CompileJSONSchemaContext(ctx context.Context, enc *harmony.Encoding, schema
 	}
 	c := newCompiler(ctx, opts, b)
 	g, err := c.compile(voc, schema)
-	if c.m.done != nil {
-		return nil, fmt.Errorf("constrain: compiling a schema: %w", c.m.done)
-	}
 	if c.m.err != nil {
-		return nil, c.m.err // the budget ran out, whatever the callers made of it
+		return nil, c.m.err // the budget ran out or ctx is done, whatever the callers made of it
 	}
 	return g, err
 }
