@@ -378,10 +378,21 @@ func (c *compiler) overlap(x, y lang) bool {
 	if !counted {
 		top = 0
 	}
+	// The visited states: a table when there are few enough, else a map.
+	type state struct{ a, b, k int32 }
+	na, nb, nk := x.d.states(), y.d.states(), top+1
+	nx, ny := x.d.ncls, y.d.ncls
+	ndense := 0
+	if na*nb*nk <= 1<<16 {
+		ndense = na * nb * nk
+	}
+	// The class table and the visited table, before they are allocated.
+	if c.m.charge(1, 32+2*nx*ny+ndense) != nil {
+		return true
+	}
 	// Byte classes of the product, a continuation byte apart from a lead
 	// byte when code points are counted.
 	var reps []byte
-	nx, ny := x.d.ncls, y.d.ncls
 	seen := make([]bool, 2*nx*ny)
 	for b := 0; b < 256; b++ {
 		k := 2 * (int(x.d.cls[b])*ny + int(y.d.cls[b]))
@@ -393,13 +404,10 @@ func (c *compiler) overlap(x, y lang) bool {
 			reps = append(reps, byte(b))
 		}
 	}
-	// The visited states: a table when there are few enough, else a map.
-	type state struct{ a, b, k int32 }
-	na, nb, nk := x.d.states(), y.d.states(), top+1
 	var dense []bool
 	var sparse map[state]bool
-	if na*nb*nk <= 1<<16 {
-		dense = make([]bool, na*nb*nk)
+	if ndense > 0 {
+		dense = make([]bool, ndense)
 	} else {
 		sparse = map[state]bool{}
 	}
@@ -417,9 +425,6 @@ func (c *compiler) overlap(x, y lang) bool {
 			return false
 		}
 		sparse[t] = true
-		return true
-	}
-	if c.m.charge(1, 32+2*nx*ny+len(dense)) != nil {
 		return true
 	}
 	mark(state{})
