@@ -236,43 +236,28 @@ func (c *compiler) newObj(names []string, props []*node, addl *node, minProps, m
 func buildKeys(m *meter, o *objSpec) (*keyDFA, error) {
 	u := universalDFA
 	addl := o.addl != nil
-	// The trie: node 0 is the root; an edge goes from parent to child on b.
-	type edge struct {
-		from, to int32
-		b        byte
-	}
-	var edges []edge
+	// The trie, and k's entries for its nodes.
+	var tr sortedTrie
 	k := &keyDFA{addl: addl, name: []int32{-1}, ustate: []int32{0}, lo: []int32{0}, hi: []int32{int32(len(o.names))}}
-	var used [256]bool
-	path := []int32{0} // the trie nodes of the previous name's prefixes
-	prev := ""
 	for j, nm := range o.names {
-		common := 0
-		for common < len(nm) && common < len(prev) && nm[common] == prev[common] {
-			common++
-		}
-		path = path[:common+1]
+		common := tr.common(nm)
 		// The new trie nodes: their edge and their entries in k.
 		if err := m.charge(len(nm)-common, 32*(len(nm)-common)); err != nil {
 			return nil, err
 		}
+		tr.extend(nm, common)
 		for i := 0; i < len(nm); i++ {
 			if i >= common {
-				parent := path[i]
-				t := int32(len(k.name))
 				k.name = append(k.name, -1)
-				k.ustate = append(k.ustate, u.step(k.ustate[parent], nm[i]))
+				k.ustate = append(k.ustate, u.step(k.ustate[tr.path[i]], nm[i]))
 				k.lo = append(k.lo, int32(j))
 				k.hi = append(k.hi, 0)
-				edges = append(edges, edge{parent, t, nm[i]})
-				used[nm[i]] = true
-				path = append(path, t)
 			}
-			k.hi[path[i+1]] = int32(j + 1)
+			k.hi[tr.path[i+1]] = int32(j + 1)
 		}
-		k.name[path[len(nm)]] = int32(j)
-		prev = nm
+		k.name[tr.path[len(nm)]] = int32(j)
 	}
+	edges, used := tr.edges, &tr.used
 	nt := len(k.name)
 	k.ntrie = int32(nt)
 	// Byte classes: a byte of a name alone, the others by the universal
