@@ -35,6 +35,11 @@ func spentRefusalText(t *testing.T, name, schema string, b *Budget, want string,
 	if states <= maxS && bytes <= maxB {
 		t.Errorf("%s: refused with %d states and %d bytes spent, within the budget", name, states, bytes)
 	}
+	// Refused for its text alone: at the root, with nothing charged but
+	// the text (b is fresh).
+	if text && (se.Pointer != "" || states != len(schema)/decodeBytesPerState) {
+		t.Errorf("%s: refused at %q with %d states spent, want at the root with the text's %d", name, se.Pointer, states, len(schema)/decodeBytesPerState)
+	}
 	// One charge passes the limit: a subset, a table, a schema's text.
 	if !text && (states > maxS+maxS/4 || bytes > maxB+maxB/2) {
 		t.Errorf("%s: %d states and %d bytes spent for a budget of %d and %d: refused late", name, states, bytes, maxS, maxB)
