@@ -18,23 +18,21 @@ import (
 )
 
 type compiler struct {
-	root      any
-	opts      Options
-	m         *meter
-	lengths   map[[2]int]*dfa // lengthDFA by bounds
-	numbers   map[string]*dfa // numberNode by keywords
-	depth     int             // subschemas being compiled, one inside the other
-	draftOld  bool            // draft 4, 6 or 7: $ref overrides its siblings
-	draft4    bool            // exclusiveMinimum/Maximum are booleans
-	byPtr     map[string]*node
-	inter     map[[2]*node]*node
-	nodes     []*node
-	objs      []*objSpec
-	arrs      []*arrSpec
-	any       *node
-	numberDFA *dfa
-	intDFA    *dfa
-	dfaBytes  int
+	root     any
+	opts     Options
+	m        *meter
+	lengths  map[[2]int]*dfa // lengthDFA by bounds
+	numbers  map[string]*dfa // numberNode by keywords
+	depth    int             // subschemas being compiled, one inside the other
+	draftOld bool            // draft 4, 6 or 7: $ref overrides its siblings
+	draft4   bool            // exclusiveMinimum/Maximum are booleans
+	byPtr    map[string]*node
+	inter    map[[2]*node]*node
+	nodes    []*node
+	objs     []*objSpec
+	arrs     []*arrSpec
+	any      *node
+	dfaBytes int
 }
 
 // Bytes charged for each node, object and array: the struct, its share of
@@ -573,9 +571,9 @@ func (c *compiler) numberNode(ptr string, m map[string]any, integer bool) (*dfa,
 			return nil, err
 		}
 	}
-	d := c.numberDFA
+	d := numberDFA
 	if integer {
-		d = c.intDFA
+		d = intDFA
 	}
 	if have {
 		var err error
@@ -895,7 +893,7 @@ func (c *compiler) enumNode(ptr string, values []any) (*node, error) {
 		if err != nil {
 			return nil, &SchemaError{Pointer: ptr, Err: err}
 		}
-		if n.num, err = product(c.m, c.numberDFA, nd, opAnd); err != nil {
+		if n.num, err = product(c.m, numberDFA, nd, opAnd); err != nil {
 			return nil, &SchemaError{Pointer: ptr, Err: err}
 		}
 	}

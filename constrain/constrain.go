@@ -105,8 +105,7 @@ func CompileJSONSchemaContext(ctx context.Context, enc *harmony.Encoding, schema
 }
 
 func newCompiler(ctx context.Context, opts *Options, b *Budget) *compiler {
-	return &compiler{opts: *opts, m: newMeter(ctx, b), byPtr: map[string]*node{}, inter: map[[2]*node]*node{}, lengths: map[[2]int]*dfa{}, numbers: map[string]*dfa{},
-		numberDFA: numberDFA, intDFA: intDFA}
+	return &compiler{opts: *opts, m: newMeter(ctx, b), byPtr: map[string]*node{}, inter: map[[2]*node]*node{}, lengths: map[[2]int]*dfa{}, numbers: map[string]*dfa{}}
 }
 
 // compile compiles schema; the caller looks at c.m for the budget's error.

@@ -66,7 +66,7 @@ func (c *compiler) anyNode() *node {
 		n := c.newNode()
 		n.null, n.tru, n.fal = true, true, true
 		n.str = universalDFA
-		n.num = c.numberDFA
+		n.num = numberDFA
 		c.any = n
 		n.objs = []*objSpec{c.newObj(nil, nil, n, 0, -1)}
 		n.arrs = []*arrSpec{c.newArr(&arrSpec{items: n, maxItems: -1})}
