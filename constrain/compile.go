@@ -32,7 +32,6 @@ type compiler struct {
 	objs     []*objSpec
 	arrs     []*arrSpec
 	any      *node
-	dfaBytes int
 }
 
 // Bytes charged for each node, object and array: the struct, its share of

@@ -534,7 +534,6 @@ func (c *compiler) analyze() error {
 		if o.keys, err = buildKeys(c.m, o); err != nil {
 			return err
 		}
-		c.dfaBytes += o.keys.bytes()
 	}
 	return nil
 }
