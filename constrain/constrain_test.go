@@ -270,6 +270,18 @@ func TestUnionKeepsUTF8AndLength(t *testing.T) {
 // for an invalid byte).
 func byteTokens(t *testing.T, enc *harmony.Encoding, text string) []harmony.Token {
 	t.Helper()
+	byByte := oneByteTokens(t, enc)
+	var out []harmony.Token
+	for i := 0; i < len(text); i++ {
+		out = append(out, byByte[text[i]])
+	}
+	return out
+}
+
+// oneByteTokens returns a token of each byte, one whose text is that byte
+// alone.
+func oneByteTokens(t testing.TB, enc *harmony.Encoding) [256]harmony.Token {
+	t.Helper()
 	var byByte [256]harmony.Token
 	found := 0
 	for r := harmony.Token(0); r < 2000 && found < 256; r++ {
@@ -281,11 +293,7 @@ func byteTokens(t *testing.T, enc *harmony.Encoding, text string) []harmony.Toke
 	if found < 256 {
 		t.Fatalf("only %d one-byte tokens", found)
 	}
-	var out []harmony.Token
-	for i := 0; i < len(text); i++ {
-		out = append(out, byByte[text[i]])
-	}
-	return out
+	return byByte
 }
 
 // TestCompileDeterministic: the outcome of a compile does not depend on map

@@ -50,13 +50,8 @@ type soundness struct {
 }
 
 func newSoundness(t testing.TB) *soundness {
-	s := &soundness{enc: testEncoding(t), v: jsonschema.New(nil)}
-	for id := harmony.Token(0); id < 2000; id++ {
-		if b, err := s.enc.AppendBytes(nil, []harmony.Token{id}); err == nil && len(b) == 1 && s.byByte[b[0]] == 0 {
-			s.byByte[b[0]] = id
-		}
-	}
-	return s
+	enc := testEncoding(t)
+	return &soundness{enc: enc, v: jsonschema.New(nil), byByte: oneByteTokens(t, enc)}
 }
 
 // check generates a schema from data and walks its matcher.
