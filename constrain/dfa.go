@@ -756,20 +756,15 @@ func product(m *meter, a, b *dfa, op productOp) (*dfa, error) {
 	return cross(m, a, b, op)
 }
 
-// cross is the product construction itself, without product's shortcuts.
+// cross is the product construction itself, without product's shortcuts;
+// a and b are not nil (product answers for the empty language).
 func cross(m *meter, a, b *dfa, op productOp) (*dfa, error) {
 	d := &dfa{}
 	type pair struct{ ca, cb uint8 }
 	clsOf := map[pair]uint8{}
 	var reps []byte
 	for x := 0; x < 256; x++ {
-		var p pair
-		if a != nil {
-			p.ca = a.cls[x]
-		}
-		if b != nil {
-			p.cb = b.cls[x]
-		}
+		p := pair{a.cls[x], b.cls[x]}
 		c, ok := clsOf[p]
 		if !ok {
 			c = uint8(len(reps))
@@ -782,10 +777,7 @@ func cross(m *meter, a, b *dfa, op productOp) (*dfa, error) {
 	// The index of a pair of states (-1 for none on a side): a table when
 	// the pairs are few enough, else a map.
 	type st struct{ a, b int32 }
-	na, nb := a.states()+1, 1
-	if b != nil {
-		nb = b.states() + 1
-	}
+	na, nb := a.states()+1, b.states()+1
 	var dense []int32
 	var sparse map[st]int32
 	perState := 24 + 8*d.ncls  // its pair, row and acceptance, as they grow
@@ -808,7 +800,7 @@ func cross(m *meter, a, b *dfa, op productOp) (*dfa, error) {
 		d.next = growRow(d.next, d.ncls)
 		s := states[i]
 		accA := s.a >= 0 && a.accept[s.a]
-		accB := s.b >= 0 && b != nil && b.accept[s.b]
+		accB := s.b >= 0 && b.accept[s.b]
 		switch op {
 		case opAnd:
 			d.accept = append(d.accept, accA && accB)
@@ -819,10 +811,10 @@ func cross(m *meter, a, b *dfa, op productOp) (*dfa, error) {
 		}
 		for _, x := range reps {
 			t := st{-1, -1}
-			if s.a >= 0 && a != nil {
+			if s.a >= 0 {
 				t.a = a.step(s.a, x)
 			}
-			if s.b >= 0 && b != nil {
+			if s.b >= 0 {
 				t.b = b.step(s.b, x)
 			}
 			dead := false
