@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/maskbench"
+	"github.com/go-harmony/harmony/internal/testsupport/sample"
 	"github.com/go-harmony/harmony/jsonschema"
 )
 
@@ -39,7 +40,7 @@ func loadBench(t *testing.T, every int) []maskbench.Entry {
 // it reads every 200th schema and checks the mask on every 4th of those.
 func TestMaskbenchDifferential(t *testing.T) {
 	every, maskEvery := 1, 40
-	if testing.Short() || raceEnabled {
+	if sample.Sampled() {
 		every, maskEvery = 200, 4
 	}
 	entries := loadBench(t, every)

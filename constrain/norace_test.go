@@ -1,5 +1,0 @@
-//go:build !race
-
-package constrain
-
-const raceEnabled = false
