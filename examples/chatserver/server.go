@@ -424,10 +424,9 @@ func (s *server) promptLine(prompt []harmony.Token) ([]byte, error) {
 	if s.prompts == nil {
 		return nil, nil
 	}
-	text, err := s.enc.Decode(prompt)
-	if err != nil {
-		text, _ = s.enc.Decode(prompt)
-	}
+	// Decode is lossy where the bytes are not UTF-8; it fails only on a
+	// token the encoding does not have, which a rendered prompt has not.
+	text, _ := s.enc.Decode(prompt)
 	line, err := marshal(struct {
 		Text   string          `json:"text"`
 		Tokens []harmony.Token `json:"tokens"`
