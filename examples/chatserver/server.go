@@ -184,22 +184,8 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 	if !s.decode(w, r, func(data []byte) error { return openaicompat.DecodeRequest(data, &req) }) {
 		return
 	}
-	opts := s.requestOptions()
-	conv, err := req.Conversation(opts)
-	if err == nil {
-		err = checkSchemas(s.schemas, chatSchemas(&req))
-	}
-	var prompt []harmony.Token
-	if err == nil {
-		prompt, err = req.RenderPrompt(s.enc, conv, opts)
-	}
-	if err != nil {
-		s.writeError(w, err)
-		return
-	}
-	ids, samp, err := s.complete(w, conv, prompt, req.MaxOutputTokens(), func() (*constrain.Envelope, error) { return req.MatcherContext(r.Context(), s.enc, nil) })
-	if err != nil {
-		s.writeError(w, err)
+	ids, samp, ok := s.generate(w, r, &req, s.requestOptions(), func() []schemaCheck { return chatSchemas(&req) }, req.MaxOutputTokens())
+	if !ok {
 		return
 	}
 	ro := s.responseOptions(req.ResponseOptions())
@@ -218,30 +204,10 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sse := s.sseWriter(w)
-	for _, t := range ids {
-		chunks, err := c.Process(t)
-		if sse.WriteChunks(chunks...) != nil {
-			return // the client has gone, or stopped reading
-		}
-		if err != nil {
-			noteError(w, err)
-			sse.WriteChatError(err)
-			return
-		}
-		if !s.pause(r.Context()) {
-			return
-		}
+	finish := func() ([]openaicompat.ChatCompletionChunk, error) { return c.Finish(samp) }
+	if stream(r.Context(), s, w, ids, c.Process, finish, sse.WriteChunks, func(err error) { sse.WriteChatError(err) }) {
+		sse.WriteDone()
 	}
-	chunks, err := c.Finish(samp)
-	if sse.WriteChunks(chunks...) != nil {
-		return
-	}
-	if err != nil {
-		noteError(w, err)
-		sse.WriteChatError(err)
-		return
-	}
-	sse.WriteDone()
 }
 
 // responses answers POST /v1/responses.
@@ -253,25 +219,12 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 	owner := tenantOf(r.Context())
 	opts := s.requestOptions()
 	opts.Owner = owner
-	conv, err := req.Conversation(opts)
-	if err == nil {
-		err = checkSchemas(s.schemas, responsesSchemas(&req))
-	}
-	var prompt []harmony.Token
-	if err == nil {
-		prompt, err = req.RenderPrompt(s.enc, conv, opts)
-	}
-	if err != nil {
-		s.writeError(w, err)
-		return
-	}
 	limit := 0
 	if req.MaxOutputTokens != nil {
 		limit = *req.MaxOutputTokens
 	}
-	ids, samp, err := s.complete(w, conv, prompt, limit, func() (*constrain.Envelope, error) { return req.MatcherContext(r.Context(), s.enc, nil) })
-	if err != nil {
-		s.writeError(w, err)
+	ids, samp, ok := s.generate(w, r, &req, opts, func() []schemaCheck { return responsesSchemas(&req) }, limit)
+	if !ok {
 		return
 	}
 	ro := s.responseOptions(req.ResponseOptions())
@@ -295,31 +248,81 @@ func (s *server) responses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sse := s.sseWriter(w)
+	finish := func() ([]openaicompat.ResponseEvent, error) {
+		events, err := c.Finish(samp)
+		if store && err == nil && len(events) > 0 && events[len(events)-1].Response != nil {
+			s.items.putResponse(owner, &req, events[len(events)-1].Response)
+		}
+		return events, err
+	}
+	stream(r.Context(), s, w, ids, c.Process, finish, sse.WriteEvents, func(err error) { sse.WriteResponsesError(c, err) })
+}
+
+// apiRequest is what chat and responses serve: an
+// openaicompat.ChatCompletionRequest or an openaicompat.ResponsesRequest.
+type apiRequest interface {
+	Conversation(*openaicompat.RequestOptions) (harmony.Conversation, error)
+	RenderPrompt(*harmony.Encoding, harmony.Conversation, *openaicompat.RequestOptions) ([]harmony.Token, error)
+	MatcherContext(context.Context, *harmony.Encoding, *constrain.Options) (*constrain.Envelope, error)
+}
+
+// generate turns req into its conversation, checks the schemas that
+// schemas returns (once the conversation is made), renders the prompt and
+// returns the model's completion of at most limit tokens (complete). On
+// failure it answers the request with the error and returns false.
+func (s *server) generate(w http.ResponseWriter, r *http.Request, req apiRequest, opts *openaicompat.RequestOptions, schemas func() []schemaCheck, limit int) ([]harmony.Token, openaicompat.Sampling, bool) {
+	conv, err := req.Conversation(opts)
+	if err == nil {
+		err = checkSchemas(s.schemas, schemas())
+	}
+	var prompt []harmony.Token
+	if err == nil {
+		prompt, err = req.RenderPrompt(s.enc, conv, opts)
+	}
+	var ids []harmony.Token
+	var samp openaicompat.Sampling
+	if err == nil {
+		ids, samp, err = s.complete(w, conv, prompt, limit, func() (*constrain.Envelope, error) { return req.MatcherContext(r.Context(), s.enc, nil) })
+	}
+	if err != nil {
+		s.writeError(w, err)
+		return nil, openaicompat.Sampling{}, false
+	}
+	return ids, samp, true
+}
+
+// stream writes the stream of the completion ids to the client of w: the
+// events (chunks) process makes of each token, with TokenDelay between
+// tokens, then those of finish, each batch with write. An error of process
+// or finish ends the stream, after the events that came with it, with the
+// error event fail writes. It returns true when the stream was written to
+// its end without error, false when it ended with an error or the client
+// went (or stopped reading).
+func stream[E any](ctx context.Context, s *server, w http.ResponseWriter, ids []harmony.Token, process func(harmony.Token) ([]E, error), finish func() ([]E, error), write func(...E) error, fail func(error)) bool {
 	for _, t := range ids {
-		events, err := c.Process(t)
-		if sse.WriteEvents(events...) != nil {
-			return
+		events, err := process(t)
+		if write(events...) != nil {
+			return false // the client has gone, or stopped reading
 		}
 		if err != nil {
 			noteError(w, err)
-			sse.WriteResponsesError(c, err)
-			return
+			fail(err)
+			return false
 		}
-		if !s.pause(r.Context()) {
-			return
+		if !s.pause(ctx) {
+			return false
 		}
 	}
-	events, err := c.Finish(samp)
-	if store && err == nil && len(events) > 0 && events[len(events)-1].Response != nil {
-		s.items.putResponse(owner, &req, events[len(events)-1].Response)
-	}
-	if sse.WriteEvents(events...) != nil {
-		return
+	events, err := finish()
+	if write(events...) != nil {
+		return false
 	}
 	if err != nil {
 		noteError(w, err)
-		sse.WriteResponsesError(c, err)
+		fail(err)
+		return false
 	}
+	return true
 }
 
 // sseWriter returns the event stream of a response, with the server's
