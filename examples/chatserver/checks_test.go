@@ -58,12 +58,7 @@ func TestUnknownParameters(t *testing.T) {
 		{responsesPath, `{"input": "Hi", "background": true}`, "background"},
 		{responsesPath, `{"input": "Hi", "conversation": "conv_1"}`, "conversation"},
 	} {
-		resp, err := http.Post(ts.URL+tc.path, "application/json", strings.NewReader(tc.body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkError(t, resp, 400, "invalid_request_error", tc.param, "unsupported_parameter", tc.param+": unsupported parameter: ")
-		resp.Body.Close()
+		postError(t, ts.URL+tc.path, tc.body, 400, "invalid_request_error", tc.param, "unsupported_parameter", tc.param+": unsupported parameter: ")
 	}
 	if prompts.String() != "" {
 		t.Fatalf("a refused request reached the model:\n%s", prompts)
@@ -116,12 +111,7 @@ func TestInvalidSchemas(t *testing.T) {
 			"tools[0].function.parameters", "invalid_tool", "must be a JSON Schema object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			resp, err := http.Post(ts.URL+tc.path, "application/json", strings.NewReader(tc.body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			checkError(t, resp, 400, "invalid_request_error", tc.param, tc.code, tc.message)
+			postError(t, ts.URL+tc.path, tc.body, 400, "invalid_request_error", tc.param, tc.code, tc.message)
 		})
 	}
 	if prompts.String() != "" {
@@ -167,12 +157,7 @@ func TestContextWindow(t *testing.T) {
 		{responsesPath, `{"max_output_tokens": 50, "input": "` + long + `"}`, "input"},
 		{responsesPath, `{"max_output_tokens": 50, "truncation": "auto", "input": "` + long + `"}`, "input"},
 	} {
-		resp, err := http.Post(ts.URL+tc.path, "application/json", strings.NewReader(tc.body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkError(t, resp, 400, "invalid_request_error", tc.param, "context_length_exceeded", "maximum context length is 200 tokens")
-		resp.Body.Close()
+		postError(t, ts.URL+tc.path, tc.body, 400, "invalid_request_error", tc.param, "context_length_exceeded", "maximum context length is 200 tokens")
 	}
 	if prompts.String() != "" {
 		t.Fatalf("a refused request reached the model:\n%s", prompts)
@@ -352,12 +337,7 @@ func TestForgottenStart(t *testing.T) {
 
 		ts := startServerWith(t, replayOf(enc, forgottenStart), nil, options{Strict: true})
 		for _, tc := range []struct{ path, body string }{{chatPath, chat + `}`}, {responsesPath, responses + `}`}} {
-			resp, err := http.Post(ts.URL+tc.path, "application/json", strings.NewReader(tc.body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkError(t, resp, 500, "server_error", "", "", parseErr)
-			resp.Body.Close()
+			postError(t, ts.URL+tc.path, tc.body, 500, "server_error", "", "", parseErr)
 		}
 
 		events := readSSE(t, postOK(t, ts.URL+chatPath, chat+`, "stream": true}`, "text/event-stream"))
@@ -456,12 +436,7 @@ func TestRequestTooComplex(t *testing.T) {
 			"input[0].content[0].annotations"},
 		{chatPath, `{"messages": [` + strings.TrimSuffix(strings.Repeat("{},", 1<<20), ",") + `]}`, "messages"},
 	} {
-		resp, err := http.Post(ts.URL+tc.path, "application/json", strings.NewReader(tc.body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkError(t, resp, 400, "invalid_request_error", tc.param, "request_too_complex", "16 times its")
-		resp.Body.Close()
+		postError(t, ts.URL+tc.path, tc.body, 400, "invalid_request_error", tc.param, "request_too_complex", "16 times its")
 	}
 	if prompts.String() != "" {
 		t.Fatalf("a refused request reached the model:\n%s", prompts)

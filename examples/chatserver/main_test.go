@@ -88,16 +88,7 @@ func startServerWith(t *testing.T, m model, prompts io.Writer, opts options) *ht
 // post sends body as JSON and returns the response with its whole body.
 func post(t *testing.T, url, body string) (*http.Response, []byte) {
 	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, b
+	return postAs(t, url, "", body)
 }
 
 // postOK is post that wants 200 and the Content-Type ct.
@@ -754,6 +745,18 @@ func TestInvalidRequest(t *testing.T) {
 
 // checkError checks an OpenAI error response: its status, Content-Type,
 // shape (exactly error.message, type, param, code) and values.
+// postError posts body as JSON to url and checks that the answer is the
+// error checkError describes.
+func postError(t *testing.T, url, body string, status int, typ, param, code, message string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	checkError(t, resp, status, typ, param, code, message)
+}
+
 func checkError(t *testing.T, resp *http.Response, status int, typ, param, code, message string) {
 	t.Helper()
 	body, err := io.ReadAll(resp.Body)
@@ -837,20 +840,10 @@ func TestModelOutputError(t *testing.T) {
 	const chat = `{"messages": [{"role": "user", "content": "Hi"}]`
 
 	t.Run("chat", func(t *testing.T) {
-		resp, err := http.Post(ts.URL+chatPath, "application/json", strings.NewReader(chat+`}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		checkError(t, resp, 500, "server_error", "", "", "not written by the assistant")
+		postError(t, ts.URL+chatPath, chat+`}`, 500, "server_error", "", "", "not written by the assistant")
 	})
 	t.Run("responses", func(t *testing.T) {
-		resp, err := http.Post(ts.URL+responsesPath, "application/json", strings.NewReader(`{"input": "Hi"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		checkError(t, resp, 500, "server_error", "", "", "not written by the assistant")
+		postError(t, ts.URL+responsesPath, `{"input": "Hi"}`, 500, "server_error", "", "", "not written by the assistant")
 	})
 	t.Run("chat stream", func(t *testing.T) {
 		events := readSSE(t, postOK(t, ts.URL+chatPath, chat+`, "stream": true}`, "text/event-stream"))
