@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -258,6 +259,28 @@ func TestAccessLog(t *testing.T) {
 	case m := <-log:
 		t.Errorf("a line more: %v", m)
 	default:
+	}
+}
+
+// TestStreamFlushedThroughAccessWriter: the accessWriter every handler
+// write to hides no flush: each event of a stream reaches the connection's
+// own writer (SSEWriter flushes through http.ResponseController, which
+// finds it by Unwrap).
+func TestStreamFlushedThroughAccessWriter(t *testing.T) {
+	enc := loadEncoding(t)
+	s := newServer(enc, standIn{enc}, nil, options{})
+	for _, path := range []string{chatPath, responsesPath} {
+		body := `{"stream": true, ` + hi + `}`
+		if path == responsesPath {
+			body = `{"stream": true, "input": "Hi"}`
+		}
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		s.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK || !rec.Flushed || rec.Body.Len() == 0 {
+			t.Errorf("%s: %d, flushed %v, %d bytes", path, rec.Code, rec.Flushed, rec.Body.Len())
+		}
 	}
 }
 
