@@ -121,6 +121,9 @@ func newServer(enc *harmony.Encoding, m model, prompts io.Writer, opts options) 
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 8 << 20
 	}
+	if opts.StoreBytes == 0 {
+		opts.StoreBytes = 64 << 20
+	}
 	if opts.Sealer == nil {
 		// A key of this process: sealed reasoning opens until it restarts.
 		key := make([]byte, 32)
@@ -131,10 +134,7 @@ func newServer(enc *harmony.Encoding, m model, prompts io.Writer, opts options) 
 	if opts.MaxConcurrent > 0 {
 		s.slots = make(chan struct{}, opts.MaxConcurrent)
 	}
-	switch {
-	case opts.StoreBytes == 0:
-		s.items = newItemStore(64 << 20)
-	case opts.StoreBytes > 0:
+	if opts.StoreBytes > 0 {
 		s.items = newItemStore(opts.StoreBytes)
 	}
 	return s
