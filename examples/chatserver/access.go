@@ -7,8 +7,9 @@ import (
 	"time"
 )
 
-// accessWriter is the ResponseWriter the handlers write to: it keeps what
-// the access log says of the request. Unwrap lets http.ResponseController
+// accessWriter is the ResponseWriter the handlers write to (they take it
+// as such, from ServeHTTP): it keeps what the access log says of the
+// request. Unwrap lets http.ResponseController
 // (the write deadlines, SSEWriter's flushes) reach the connection's own.
 type accessWriter struct {
 	http.ResponseWriter

@@ -98,7 +98,7 @@ func tenantOf(ctx context.Context) string {
 // authenticate returns the request with its tenant in its context, or
 // answers it with 401 and returns nil when the server has keys and the
 // request has none of them, in OpenAI's words: "invalid_api_key".
-func (s *server) authenticate(w http.ResponseWriter, r *http.Request) *http.Request {
+func (s *server) authenticate(w *accessWriter, r *http.Request) *http.Request {
 	if s.opts.Keys == nil {
 		return r
 	}
@@ -107,9 +107,7 @@ func (s *server) authenticate(w http.ResponseWriter, r *http.Request) *http.Requ
 	if ok {
 		tenant, known := s.opts.Keys.tenant(key)
 		if known {
-			if aw, ok := w.(*accessWriter); ok {
-				aw.tenant = tenant
-			}
+			w.tenant = tenant
 			return r.WithContext(context.WithValue(r.Context(), tenantKey{}, tenant))
 		}
 		msg = "Incorrect API key provided. Ask this server's operator for a key."

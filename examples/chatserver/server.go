@@ -150,11 +150,11 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // route serves the request, once it is authenticated.
-func (s *server) route(w http.ResponseWriter, r *http.Request) {
+func (s *server) route(w *accessWriter, r *http.Request) {
 	if r = s.authenticate(w, r); r == nil {
 		return
 	}
-	var handle func(http.ResponseWriter, *http.Request)
+	var handle func(*accessWriter, *http.Request)
 	switch r.URL.Path {
 	case chatPath:
 		handle = s.chat
@@ -179,7 +179,7 @@ func (s *server) route(w http.ResponseWriter, r *http.Request) {
 }
 
 // chat answers POST /v1/chat/completions.
-func (s *server) chat(w http.ResponseWriter, r *http.Request) {
+func (s *server) chat(w *accessWriter, r *http.Request) {
 	var req openaicompat.ChatCompletionRequest
 	if !s.decode(w, r, func(data []byte) error { return openaicompat.DecodeRequest(data, &req) }) {
 		return
@@ -211,7 +211,7 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 }
 
 // responses answers POST /v1/responses.
-func (s *server) responses(w http.ResponseWriter, r *http.Request) {
+func (s *server) responses(w *accessWriter, r *http.Request) {
 	var req openaicompat.ResponsesRequest
 	if !s.decode(w, r, func(data []byte) error { return openaicompat.DecodeRequest(data, &req) }) {
 		return
@@ -270,7 +270,7 @@ type apiRequest interface {
 // schemas returns (once the conversation is made), renders the prompt and
 // returns the model's completion of at most limit tokens (complete). On
 // failure it answers the request with the error and returns false.
-func (s *server) generate(w http.ResponseWriter, r *http.Request, req apiRequest, opts *openaicompat.RequestOptions, schemas func() []schemaCheck, limit int) ([]harmony.Token, openaicompat.Sampling, bool) {
+func (s *server) generate(w *accessWriter, r *http.Request, req apiRequest, opts *openaicompat.RequestOptions, schemas func() []schemaCheck, limit int) ([]harmony.Token, openaicompat.Sampling, bool) {
 	conv, err := req.Conversation(opts)
 	if err == nil {
 		err = checkSchemas(s.schemas, schemas())
@@ -298,7 +298,7 @@ func (s *server) generate(w http.ResponseWriter, r *http.Request, req apiRequest
 // error event fail writes. It returns true when the stream was written to
 // its end without error, false when it ended with an error or the client
 // went (or stopped reading).
-func stream[E any](ctx context.Context, s *server, w http.ResponseWriter, ids []harmony.Token, process func(harmony.Token) ([]E, error), finish func() ([]E, error), write func(...E) error, fail func(error)) bool {
+func stream[E any](ctx context.Context, s *server, w *accessWriter, ids []harmony.Token, process func(harmony.Token) ([]E, error), finish func() ([]E, error), write func(...E) error, fail func(error)) bool {
 	for _, t := range ids {
 		events, err := process(t)
 		if write(events...) != nil {
@@ -370,7 +370,7 @@ func (s *server) responseOptions(ro openaicompat.ResponseOptions) openaicompat.R
 // it. It notes the token counts for the access log of w. Only the prompt
 // log's line and the request's number are taken under s.mu; past
 // MaxConcurrent requests in the model it returns errBusy.
-func (s *server) complete(w http.ResponseWriter, conv harmony.Conversation, prompt []harmony.Token, limit int, mk constraint) ([]harmony.Token, openaicompat.Sampling, error) {
+func (s *server) complete(w *accessWriter, conv harmony.Conversation, prompt []harmony.Token, limit int, mk constraint) ([]harmony.Token, openaicompat.Sampling, error) {
 	if s.slots != nil {
 		select {
 		case s.slots <- struct{}{}:
@@ -399,9 +399,7 @@ func (s *server) complete(w http.ResponseWriter, conv harmony.Conversation, prom
 	if limit > 0 && len(ids) > limit {
 		ids, samp.Truncated = ids[:limit], true
 	}
-	if aw, ok := w.(*accessWriter); ok {
-		aw.promptTokens, aw.completionTokens = len(prompt), len(ids)
-	}
+	w.promptTokens, w.completionTokens = len(prompt), len(ids)
 	return ids, samp, nil
 }
 
@@ -472,7 +470,7 @@ func (s *server) pause(ctx context.Context) bool {
 // content type other than JSON; for the rest, what openaicompat.HTTPError
 // says: 413 for a body over the limit, 400 for one that is not a request)
 // and returns false.
-func (s *server) decode(w http.ResponseWriter, r *http.Request, decodeBody func([]byte) error) bool {
+func (s *server) decode(w *accessWriter, r *http.Request, decodeBody func([]byte) error) bool {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, params, err := mime.ParseMediaType(ct)
 		if err != nil || mt != "application/json" || (params["charset"] != "" && !strings.EqualFold(params["charset"], "utf-8")) {
@@ -509,7 +507,7 @@ func errorBody(message, typ, param, code string) openaicompat.ErrorResponse {
 
 // writeError answers with err's status and body, as openaicompat.HTTPError
 // gives them.
-func (s *server) writeError(w http.ResponseWriter, err error) {
+func (s *server) writeError(w *accessWriter, err error) {
 	if b, ok := err.(errBusy); ok {
 		// OpenAI's shape of a 429 for too many requests (its "type" is
 		// "requests" or "tokens", the limit that was reached).
@@ -522,11 +520,9 @@ func (s *server) writeError(w http.ResponseWriter, err error) {
 }
 
 // noteError notes the error a stream ended with for the access log of w.
-func noteError(w http.ResponseWriter, err error) {
-	if aw, ok := w.(*accessWriter); ok {
-		_, body := openaicompat.HTTPError(err)
-		aw.err = errorName(body)
-	}
+func noteError(w *accessWriter, err error) {
+	_, body := openaicompat.HTTPError(err)
+	w.err = errorName(body)
 }
 
 // errorName is what the access log says of an error body: its code, else
@@ -539,7 +535,7 @@ func errorName(body openaicompat.ErrorResponse) string {
 }
 
 // writeJSON answers with v as JSON, within WriteTimeout.
-func (s *server) writeJSON(w http.ResponseWriter, status int, v any) {
+func (s *server) writeJSON(w *accessWriter, status int, v any) {
 	b, err := marshal(v)
 	if err != nil {
 		status, v = openaicompat.HTTPError(fmt.Errorf("could not encode the response: %w", err))
@@ -547,10 +543,8 @@ func (s *server) writeJSON(w http.ResponseWriter, status int, v any) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	s.armWrite(w)
-	if aw, ok := w.(*accessWriter); ok && status != http.StatusOK {
-		if e, ok := v.(openaicompat.ErrorResponse); ok {
-			aw.err = errorName(e)
-		}
+	if e, ok := v.(openaicompat.ErrorResponse); ok && status != http.StatusOK {
+		w.err = errorName(e)
 	}
 	w.WriteHeader(status)
 	w.Write(append(b, '\n'))
