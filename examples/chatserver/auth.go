@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 )
@@ -28,19 +25,14 @@ type apiKey struct {
 
 // readAPIKeys reads a key file: one key and its tenant per line, separated
 // by spaces or tabs ("KEY TENANT"). Blank lines and lines starting with #
-// are skipped. A tenant may have several keys (to rotate them); a key has
+// are skipped (secretLines). A tenant may have several keys (to rotate them); a key has
 // one tenant. Errors name the line, never a key.
-func readAPIKeys(r io.Reader) (*apiKeys, error) {
+func readAPIKeys(data []byte) (*apiKeys, error) {
 	k := &apiKeys{}
 	seen := map[[sha256.Size]byte]int{} // the line of each key
 	tenants := map[string]bool{}
-	sc := bufio.NewScanner(r)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 || line[0] == '#' {
-			continue
-		}
-		f := strings.Fields(string(line))
+	for n, line := range secretLines(data) {
+		f := strings.Fields(line)
 		if len(f) != 2 {
 			return nil, fmt.Errorf("line %d: want KEY TENANT, two fields", n)
 		}
@@ -51,9 +43,6 @@ func readAPIKeys(r io.Reader) (*apiKeys, error) {
 		seen[d] = n
 		tenants[f[1]] = true
 		k.keys = append(k.keys, apiKey{digest: d, tenant: f[1]})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
 	}
 	if len(k.keys) == 0 {
 		return nil, fmt.Errorf("no keys: want one KEY TENANT line or more")

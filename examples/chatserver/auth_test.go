@@ -27,7 +27,7 @@ const (
 // testKeys are the tests' API keys: keyA of tenant a, keyB of tenant b.
 func testKeys(t *testing.T) *apiKeys {
 	t.Helper()
-	k, err := readAPIKeys(strings.NewReader("# test keys\n" + keyA + " a\n\n" + keyB + "\tb\n"))
+	k, err := readAPIKeys([]byte("# test keys\n" + keyA + " a\n\n" + keyB + "\tb\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,12 +136,12 @@ func TestReadAPIKeys(t *testing.T) {
 		{"sk-secret-1 a b\n", "line 1: want KEY TENANT, two fields"},
 		{"sk-secret-1 a\n# rotated\nsk-secret-1 b\n", "line 3: the key of line 1 again"},
 	} {
-		_, err := readAPIKeys(strings.NewReader(tc.file))
+		_, err := readAPIKeys([]byte(tc.file))
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%q: %v, want %s", tc.file, err, tc.want)
 		}
 	}
-	k, err := readAPIKeys(strings.NewReader("k1 a\nk2 a\nk3 b\n"))
+	k, err := readAPIKeys([]byte("k1 a\nk2 a\nk3 b\n"))
 	if err != nil || len(k.keys) != 3 || k.tenants != 2 {
 		t.Fatalf("%+v, %v", k, err)
 	}

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"strings"
 
@@ -34,6 +34,21 @@ func readSecretFile(path string, stderr io.Writer) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
+// secretLines yields the lines of a file of secrets that hold something,
+// trimmed of spaces, with their numbers (from 1): blank lines and lines
+// starting with # are skipped.
+func secretLines(data []byte) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		n := 0
+		for line := range strings.Lines(string(data)) {
+			n++
+			if line = strings.TrimSpace(line); line != "" && line[0] != '#' && !yield(n, line) {
+				return
+			}
+		}
+	}
+}
+
 // loadAPIKeys reads the -api-keys file; "" means no keys.
 func loadAPIKeys(path string, stderr io.Writer) (*apiKeys, error) {
 	if path == "" {
@@ -43,7 +58,7 @@ func loadAPIKeys(path string, stderr io.Writer) (*apiKeys, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-api-keys: %w", err)
 	}
-	keys, err := readAPIKeys(bytes.NewReader(data))
+	keys, err := readAPIKeys(data)
 	if err != nil {
 		return nil, fmt.Errorf("-api-keys %s: %w", path, err)
 	}
@@ -67,10 +82,8 @@ func loadReasoningSealer(path, env string, stderr io.Writer) (*openaicompat.Reas
 		if err != nil {
 			return nil, fmt.Errorf("-reasoning-keys-file: %w", err)
 		}
-		for line := range strings.Lines(string(data)) {
-			if line = strings.TrimSpace(line); line != "" && line[0] != '#' {
-				texts = append(texts, line)
-			}
+		for _, line := range secretLines(data) {
+			texts = append(texts, line)
 		}
 		where = "-reasoning-keys-file " + path
 	case env != "":
