@@ -321,6 +321,24 @@ func functionCallOf(r *responses.Response) responses.ResponseFunctionToolCall {
 	return responses.ResponseFunctionToolCall{}
 }
 
+// toolOutput is the input item of the tool's result, toolResult, for the
+// call fc.
+func toolOutput(fc responses.ResponseFunctionToolCall) responses.ResponseInputItemUnionParam {
+	return responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
+		CallID: openai.String(fc.CallID),
+		Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: openai.String(toolResult)},
+	}}
+}
+
+// afterCall is the request of the tool loop after the response previous
+// made the call fc: it names previous and sends only the tool's result.
+func afterCall(previous string, fc responses.ResponseFunctionToolCall) responses.ResponseNewParams {
+	return responses.ResponseNewParams{
+		Model: model, PreviousResponseID: openai.String(previous), Tools: responsesTools,
+		Input: responses.ResponseNewParamsInputUnion{OfInputItemList: []responses.ResponseInputItemUnionParam{toolOutput(fc)}},
+	}
+}
+
 // streamResponse reads a Responses event stream and returns the response of
 // its response.completed event, with the concatenated deltas by event type.
 func streamResponse(t *testing.T, c *openai.Client, params responses.ResponseNewParams) (*responses.Response, map[string]string, []string) {
@@ -417,10 +435,7 @@ func TestResponses(t *testing.T) {
 			checkResponsesUsage(t, r1.Usage, s.usage(t, 0), "first response")
 			fc := functionCallOf(r1)
 			input = append(input, toInput(t, r1)...)
-			input = append(input, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
-				CallID: openai.String(fc.CallID),
-				Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: openai.String(toolResult)},
-			}})
+			input = append(input, toolOutput(fc))
 			r2 := do()
 			checkResponse(t, r2, wantOutput{reasoning: finalReasoning, text: finalAnswer}, "second response")
 			checkResponsesUsage(t, r2.Usage, s.usage(t, 1), "second response")
@@ -525,10 +540,7 @@ func testStatelessToolLoop(t *testing.T) {
 	}
 	fc := functionCallOf(r1)
 	input = append(input, toInput(t, r1)...)
-	input = append(input, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
-		CallID: openai.String(fc.CallID),
-		Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: openai.String(toolResult)},
-	}})
+	input = append(input, toolOutput(fc))
 	r2, err := c.Responses.New(ctx, params())
 	if err != nil {
 		t.Fatal(describe(err))
@@ -551,17 +563,7 @@ func testPreviousResponseID(t *testing.T) {
 		t.Fatal(describe(err))
 	}
 	fc := functionCallOf(r1)
-	r2, err := c.Responses.New(ctx, responses.ResponseNewParams{
-		Model:              model,
-		PreviousResponseID: openai.String(r1.ID),
-		Tools:              responsesTools,
-		Input: responses.ResponseNewParamsInputUnion{OfInputItemList: []responses.ResponseInputItemUnionParam{{
-			OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
-				CallID: openai.String(fc.CallID),
-				Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: openai.String(toolResult)},
-			},
-		}}},
-	})
+	r2, err := c.Responses.New(ctx, afterCall(r1.ID, fc))
 	if err != nil {
 		t.Fatal(describe(err))
 	}
@@ -632,19 +634,8 @@ func testAPIKeys(t *testing.T) {
 		t.Fatal(describe(err))
 	}
 	fc := functionCallOf(r1)
-	next := func(previous string) responses.ResponseNewParams {
-		return responses.ResponseNewParams{
-			Model: model, PreviousResponseID: openai.String(previous), Tools: responsesTools,
-			Input: responses.ResponseNewParamsInputUnion{OfInputItemList: []responses.ResponseInputItemUnionParam{{
-				OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
-					CallID: openai.String(fc.CallID),
-					Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: openai.String(toolResult)},
-				},
-			}}},
-		}
-	}
-	_, errB := clientWithKey(s, keyB).Responses.New(ctx, next(r1.ID))
-	_, errUnknown := clientWithKey(s, keyB).Responses.New(ctx, next("resp_unknown"))
+	_, errB := clientWithKey(s, keyB).Responses.New(ctx, afterCall(r1.ID, fc))
+	_, errUnknown := clientWithKey(s, keyB).Responses.New(ctx, afterCall("resp_unknown", fc))
 	var eB, eU *openai.Error
 	if !errors.As(errB, &eB) || !errors.As(errUnknown, &eU) {
 		t.Fatalf("tenant b: want *openai.Errors, got %v and %v", errB, errUnknown)
@@ -654,7 +645,7 @@ func testAPIKeys(t *testing.T) {
 	eq(t, eB.Param, eU.Param, "tenant b, a's response: Param (that of an unknown id)")
 	eq(t, strings.ReplaceAll(eB.Message, r1.ID, "ID"), strings.ReplaceAll(eU.Message, "resp_unknown", "ID"), "tenant b, a's response: Message (that of an unknown id)")
 
-	r2, err := clientWithKey(s, keyA).Responses.New(ctx, next(r1.ID))
+	r2, err := clientWithKey(s, keyA).Responses.New(ctx, afterCall(r1.ID, fc))
 	if err != nil {
 		t.Fatal(describe(err))
 	}
