@@ -12,6 +12,7 @@ import (
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/constrain"
 	"github.com/go-harmony/harmony/internal/testsupport/maskbench"
+	"github.com/go-harmony/harmony/internal/testsupport/sample"
 	"github.com/go-harmony/harmony/jsonschema"
 	"github.com/go-harmony/harmony/openaicompat"
 )
@@ -72,7 +73,7 @@ func TestSampledCompletions(t *testing.T) {
 		t.Fatal(err)
 	}
 	seeds, fromMaskBench, hard := 6, 8, 2048
-	if testing.Short() || raceEnabled {
+	if sample.Sampled() {
 		seeds, fromMaskBench, hard = 1, 2, 512
 	}
 	schemas := propertySchemas(t, enc, fromMaskBench)
