@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/go-harmony/harmony/internal/ojson"
 )
 
 // This file bounds what a request body costs once decoded. A body's bytes
@@ -273,8 +273,6 @@ type costWalk struct {
 	// counts are the lengths of the top-level struct's lists, by field,
 	// the largest when a list is given twice.
 	counts []int
-	// scratch is for the unescaping of member names.
-	scratch []byte
 }
 
 // charge adds n to the cost: errTooCostly, and the path, when it goes
@@ -695,73 +693,17 @@ func (w *costWalk) textOrList(sh *shape) error {
 	return w.charge(unmarshalCall + typeError + depthCost*inner)
 }
 
-// unescape returns the JSON string s (without its quotes) unescaped, as
-// encoding/json reads a member name: invalid UTF-8 and lone surrogates
-// become U+FFFD. It uses w.scratch.
+// unescape returns the JSON string s unescaped, as encoding/json reads a
+// member name (invalid UTF-8 and lone surrogates become U+FFFD): s is the
+// string str has just read, without its quotes. JSON that encoding/json
+// refuses is returned as it is.
 func (w *costWalk) unescape(s []byte) []byte {
-	b := w.scratch[:0]
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c == '\\' && i+1 < len(s) {
-			i += 2
-			switch s[i-1] {
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				r := hex4(s[i:])
-				if r < 0 {
-					return b // not JSON: encoding/json refuses it
-				}
-				i += 4
-				if utf16.IsSurrogate(r) {
-					r2 := rune(-1)
-					if i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
-						r2 = hex4(s[i+2:])
-					}
-					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						i += 6
-						r = dec
-					} else {
-						r = utf8.RuneError
-					}
-				}
-				b = utf8.AppendRune(b, r)
-			default:
-				b = append(b, s[i-1])
-			}
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, c)
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(s[i:])
-		b = utf8.AppendRune(b, r)
-		i += size
+	lit := w.data[w.i-len(s)-2 : w.i]
+	k, ok := ojson.UnquoteStd(lit)
+	if !ok && json.Unmarshal(lit, &k) != nil {
+		return s
 	}
-	w.scratch = b
-	return b
-}
-
-// hex4 reads four hex digits, or returns -1.
-func hex4(s []byte) rune {
-	if len(s) < 4 {
-		return -1
-	}
-	n, err := strconv.ParseUint(string(s[:4]), 16, 32)
-	if err != nil {
-		return -1
-	}
-	return rune(n)
+	return []byte(k)
 }
 
 // walkRequest walks the request body data along sh, with the cost limit
