@@ -513,116 +513,112 @@ func (w *costWalk) value(sh *shape) error {
 	return w.charge(typeError)
 }
 
-// object walks an object decoded into the struct sh.
-func (w *costWalk) object(sh *shape) error {
+// begin opens the object or list at the next byte, whose end is closing:
+// false when it is empty (and closed).
+func (w *costWalk) begin(closing byte) (bool, error) {
 	if err := w.open(); err != nil {
-		return err
+		return false, err
 	}
-	if w.peek() == '}' {
+	if w.peek() == closing {
 		w.i++
 		w.depth--
-		return nil
+		return false, nil
 	}
-	for {
-		key, plain, err := w.str()
-		if err != nil {
-			return err
-		}
-		if !plain {
-			key = w.unescape(key)
-			if err := w.charge(2 * alloc(int64(len(key))+8)); err != nil {
-				return err
-			}
-		}
-		if err := w.expect(':'); err != nil {
-			return err
-		}
-		f := sh.field(key)
-		if f == nil {
-			err = w.skip()
-		} else {
-			w.path = append(w.path, pathStep{name: f.name})
-			if f.shape.presize && w.peek() == '[' {
-				var n int
-				n, err = w.array(f.shape)
-				if w.counts != nil {
-					w.counts[f.index] = max(w.counts[f.index], n)
-				}
-			} else {
-				err = w.value(f.shape)
-			}
-			w.path = w.path[:len(w.path)-1]
-		}
-		if err != nil {
-			return err
-		}
-		switch w.peek() {
-		case ',':
-			w.i++
-		case '}':
-			w.i++
-			w.depth--
-			return nil
-		default:
-			return errMalformed
+	return true, nil
+}
+
+// next reads what follows a member or an element of an object or list
+// whose end is closing: true after a comma, false after its end (and it is
+// closed).
+func (w *costWalk) next(closing byte) (bool, error) {
+	switch w.peek() {
+	case ',':
+		w.i++
+		return true, nil
+	case closing:
+		w.i++
+		w.depth--
+		return false, nil
+	}
+	return false, errMalformed
+}
+
+// object walks an object decoded into the struct sh.
+func (w *costWalk) object(sh *shape) error {
+	more, err := w.begin('}')
+	for more && err == nil {
+		if err = w.member(sh); err == nil {
+			more, err = w.next('}')
 		}
 	}
+	return err
+}
+
+// member walks a member of an object decoded into the struct sh.
+func (w *costWalk) member(sh *shape) error {
+	key, plain, err := w.str()
+	if err != nil {
+		return err
+	}
+	if !plain {
+		key = w.unescape(key)
+		if err := w.charge(2 * alloc(int64(len(key))+8)); err != nil {
+			return err
+		}
+	}
+	if err := w.expect(':'); err != nil {
+		return err
+	}
+	f := sh.field(key)
+	if f == nil {
+		return w.skip()
+	}
+	w.path = append(w.path, pathStep{name: f.name})
+	defer func() { w.path = w.path[:len(w.path)-1] }()
+	if f.shape.presize && w.peek() == '[' {
+		n, err := w.array(f.shape)
+		if w.counts != nil {
+			w.counts[f.index] = max(w.counts[f.index], n)
+		}
+		return err
+	}
+	return w.value(f.shape)
 }
 
 // mapObject walks an object decoded into the map sh.
 func (w *costWalk) mapObject(sh *shape) error {
-	if err := w.open(); err != nil {
-		return err
-	}
-	if w.peek() == '}' {
-		w.i++
-		w.depth--
-		return nil
-	}
-	for {
-		key, plain, err := w.str()
-		if err != nil {
-			return err
+	more, err := w.begin('}')
+	for more && err == nil {
+		var key []byte
+		var plain bool
+		if key, plain, err = w.str(); err != nil {
+			break
 		}
-		if err := w.charge(mapEntry + stringCost(key, plain)); err != nil {
-			return err
+		if err = w.charge(mapEntry + stringCost(key, plain)); err != nil {
+			break
 		}
-		if err := w.expect(':'); err != nil {
-			return err
+		if err = w.expect(':'); err != nil {
+			break
 		}
-		if err := w.value(sh.elem); err != nil {
-			return err
-		}
-		switch w.peek() {
-		case ',':
-			w.i++
-		case '}':
-			w.i++
-			w.depth--
-			return nil
-		default:
-			return errMalformed
+		if err = w.value(sh.elem); err == nil {
+			more, err = w.next('}')
 		}
 	}
+	return err
 }
 
 // array walks a list decoded into the slice sh, and returns its length.
 // A slice that is not presized grows as append grows it; each capacity
 // is an allocation.
 func (w *costWalk) array(sh *shape) (int, error) {
-	if err := w.open(); err != nil {
+	more, err := w.begin(']')
+	if !more || err != nil {
 		return 0, err
 	}
 	n, capacity := 0, int64(0)
-	if w.peek() == ']' {
-		w.i++
-		w.depth--
-		return 0, nil
-	}
 	w.path = append(w.path, pathStep{})
 	defer func() { w.path = w.path[:len(w.path)-1] }()
-	for {
-		var err error
+	for more {
 		if sh.presize {
 			err = w.charge(sh.elemSize + sh.elemSize/8)
 		} else if int64(n) == capacity {
@@ -637,17 +633,11 @@ func (w *costWalk) array(sh *shape) (int, error) {
 			return n, err
 		}
 		n++
-		switch w.peek() {
-		case ',':
-			w.i++
-		case ']':
-			w.i++
-			w.depth--
-			return n, w.charge(16)
-		default:
-			return n, errMalformed
+		if more, err = w.next(']'); err != nil {
+			return n, err
 		}
 	}
+	return n, w.charge(16)
 }
 
 // textOrList walks a value read by unmarshalStringOrList (or
