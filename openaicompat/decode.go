@@ -273,6 +273,14 @@ type costWalk struct {
 	// counts are the lengths of the top-level struct's lists, by field,
 	// the largest when a list is given twice.
 	counts []int
+
+	// params are the request's parameters, chat whether it is Chat
+	// Completions: the members of the request's object are checked as
+	// they are walked, and paramErr is the first one unknown or refused
+	// (see paramError), returned once the request has decoded.
+	params   map[string]param
+	chat     bool
+	paramErr error
 }
 
 // charge adds n to the cost: errTooCostly, and the path, when it goes
@@ -554,7 +562,8 @@ func (w *costWalk) object(sh *shape) error {
 	return err
 }
 
-// member walks a member of an object decoded into the struct sh.
+// member walks a member of an object decoded into the struct sh; of the
+// request's own object, it checks the parameter too (see params).
 func (w *costWalk) member(sh *shape) error {
 	key, plain, err := w.str()
 	if err != nil {
@@ -569,7 +578,19 @@ func (w *costWalk) member(sh *shape) error {
 	if err := w.expect(':'); err != nil {
 		return err
 	}
-	f := sh.field(key)
+	top := w.params != nil && w.depth == 1
+	w.peek()
+	start := w.i
+	if err := w.memberValue(sh.field(key)); err != nil || !top || w.paramErr != nil {
+		return err
+	}
+	w.paramErr = paramError(w.params, w.chat, key, w.data[start:w.i])
+	return nil
+}
+
+// memberValue walks the value of a member decoded into f, or skipped when
+// f is nil.
+func (w *costWalk) memberValue(f *shapeField) error {
 	if f == nil {
 		return w.skip()
 	}
@@ -697,12 +718,14 @@ func (w *costWalk) unescape(s []byte) []byte {
 }
 
 // walkRequest walks the request body data along sh, with the cost limit
-// of its length. It returns where the request's JSON value ends and the
-// lengths of its top-level lists by field; err is errMalformed when data
-// does not start with JSON that encoding/json reads, a *RequestError
-// wrapping ErrRequestTooComplex when it costs too much.
-func walkRequest(data []byte, sh *shape) (end int, counts []int, err error) {
-	w := costWalk{data: data, limit: decodeBytesPerByte*int64(len(data)) + decodeBytesFixed}
+// of its length, and checks its parameters against params (chat: of Chat
+// Completions). It returns where the request's JSON value ends, the
+// lengths of its top-level lists by field, and paramErr, the first
+// parameter unknown or refused; err is errMalformed when data does not
+// start with JSON that encoding/json reads, a *RequestError wrapping
+// ErrRequestTooComplex when it costs too much.
+func walkRequest(data []byte, sh *shape, params map[string]param, chat bool) (end int, counts []int, paramErr, err error) {
+	w := costWalk{data: data, limit: decodeBytesPerByte*int64(len(data)) + decodeBytesFixed, params: params, chat: chat}
 	w.counts = make([]int, maxFieldIndex(sh)+1)
 	err = w.value(sh)
 	if err == nil {
@@ -713,11 +736,11 @@ func walkRequest(data []byte, sh *shape) (end int, counts []int, err error) {
 		if p := w.over; len(p) >= 3 && (p[0].name == "messages" || p[0].name == "input") && p[1].name == "" {
 			index = p[1].index
 		}
-		return 0, nil, reqErr(index, pathParam(w.over), ErrRequestTooComplex,
+		return 0, nil, nil, reqErr(index, pathParam(w.over), ErrRequestTooComplex,
 			"decoding it would take more than %d bytes of memory (%d times its %d bytes, and %d): the list here has too many elements, each too small for what it costs decoded",
 			w.limit, decodeBytesPerByte, len(data), decodeBytesFixed)
 	}
-	return w.i, w.counts, err
+	return w.i, w.counts, w.paramErr, err
 }
 
 func maxFieldIndex(sh *shape) int {

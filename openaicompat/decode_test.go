@@ -405,3 +405,54 @@ func FuzzDecodeRequest(f *testing.F) {
 		}
 	})
 }
+
+// checkParams reads the top-level members of the JSON object data, in
+// order, and returns the first error paramError gives: the parameters
+// checked in a walk of their own, as DecodeRequest did before its cost
+// walk checked them.
+func checkParams(data []byte, params map[string]param, chat bool) error {
+	w := costWalk{data: data}
+	if w.peek() != '{' {
+		return nil // null: the request decoded as if empty
+	}
+	w.i++
+	if w.peek() == '}' {
+		return nil
+	}
+	for {
+		name, plain, err := w.str()
+		if err == nil && !plain {
+			name = w.unescape(name)
+		}
+		if err == nil {
+			err = w.expect(':')
+		}
+		start := w.i
+		if err == nil {
+			w.peek()
+			start = w.i
+			err = w.skip()
+		}
+		if err != nil {
+			return fmt.Errorf("openaicompat: %w: %w", errBadJSON, err)
+		}
+		if err := paramError(params, chat, name, data[start:w.i]); err != nil {
+			return err
+		}
+		if w.peek() != ',' {
+			return nil
+		}
+		w.i++
+	}
+}
+
+// decodeParams is checkParams for the request type of req.
+func decodeParams(data []byte, req any) error {
+	switch req.(type) {
+	case *ChatCompletionRequest:
+		return checkParams(data, chatParams, true)
+	case *ResponsesRequest:
+		return checkParams(data, responsesParams, false)
+	}
+	return nil
+}

@@ -308,11 +308,11 @@ var errBadJSON = errors.New("invalid JSON body")
 // have content cost a few times their length and are never refused;
 // json.Unmarshal into the request has no such bound.
 func DecodeRequest[R ChatCompletionRequest | ResponsesRequest](data []byte, req *R) error {
-	sh := chatRequestShape
+	sh, params, chat := chatRequestShape, chatParams, true
 	if _, ok := any(req).(*ResponsesRequest); ok {
-		sh = responsesRequestShape
+		sh, params, chat = responsesRequestShape, responsesParams, false
 	}
-	end, counts, err := walkRequest(data, sh)
+	end, counts, paramErr, err := walkRequest(data, sh, params, chat)
 	if errors.Is(err, ErrRequestTooComplex) {
 		return err
 	}
@@ -333,7 +333,7 @@ func DecodeRequest[R ChatCompletionRequest | ResponsesRequest](data []byte, req 
 			return fmt.Errorf("openaicompat: %w: more after the request's JSON object", errBadJSON)
 		}
 	}
-	return decodeParams(data[:end], req)
+	return paramErr
 }
 
 // decodeError returns the error of a body that is not one JSON object,
@@ -361,7 +361,7 @@ func decodeError[R any](data []byte, req *R) error {
 		// JSON that walkRequest could not read: never decoded unbounded.
 		return fmt.Errorf("openaicompat: %w: the body could not be read", errBadJSON)
 	}
-	return decodeParams(data, req)
+	return nil // null: the request decoded as if empty, with no parameters
 }
 
 // errorResponse returns an OpenAI error; an empty param or code is null.

@@ -251,51 +251,21 @@ func refuseModalities(v json.RawMessage) string {
 	return ""
 }
 
-// checkParams reads the top-level members of the JSON object data, in
-// order, and refuses the first one params does not have (code
-// "unknown_parameter", in the words of the API: chat says whether it is
-// Chat Completions) and the first refused value. It reads data where it
-// is, copying nothing: data has been decoded already.
-func checkParams(data []byte, params map[string]param, chat bool) error {
-	w := costWalk{data: data}
-	if w.peek() != '{' {
-		return nil // null: the request decoded as if empty
+// paramError returns the error of the request's member name with the
+// value v: the parameter params does not have (code "unknown_parameter",
+// in the words of the API: chat says whether it is Chat Completions), or
+// a value it refuses; nil for neither.
+func paramError(params map[string]param, chat bool, name, v []byte) error {
+	p, ok := params[string(name)]
+	if !ok {
+		return unknownParameter(string(name), chat)
 	}
-	w.i++
-	if w.peek() == '}' {
-		return nil
+	if p.refuse != nil {
+		if why := p.refuse(v); why != "" {
+			return reqErr(-1, string(name), ErrUnsupportedParameter, "%s", why)
+		}
 	}
-	for {
-		name, plain, err := w.str()
-		if err == nil && !plain {
-			name = w.unescape(name)
-		}
-		if err == nil {
-			err = w.expect(':')
-		}
-		start := w.i
-		if err == nil {
-			w.peek()
-			start = w.i
-			err = w.skip()
-		}
-		if err != nil {
-			return fmt.Errorf("openaicompat: %w: %w", errBadJSON, err)
-		}
-		p, ok := params[string(name)]
-		if !ok {
-			return unknownParameter(string(name), chat)
-		}
-		if p.refuse != nil {
-			if why := p.refuse(data[start:w.i]); why != "" {
-				return reqErr(-1, string(name), ErrUnsupportedParameter, "%s", why)
-			}
-		}
-		if w.peek() != ',' {
-			return nil
-		}
-		w.i++
-	}
+	return nil
 }
 
 // unknownParameter is the error for a parameter the API does not have, in
@@ -320,14 +290,3 @@ type apiError struct {
 
 func (e *apiError) Error() string { return e.msg }
 func (e *apiError) Unwrap() error { return e.sentinel }
-
-// decodeParams is checkParams for the request type of req.
-func decodeParams(data []byte, req any) error {
-	switch req.(type) {
-	case *ChatCompletionRequest:
-		return checkParams(data, chatParams, true)
-	case *ResponsesRequest:
-		return checkParams(data, responsesParams, false)
-	}
-	return nil
-}
