@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -185,17 +184,9 @@ func TestDecodeOrdinary(t *testing.T) {
 		data []byte
 	}
 	var bodies []body
-	files, _ := filepath.Glob(filepath.Join("testdata", "requests", "*.json"))
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var fx requestFixture
-		if err := json.Unmarshal(data, &fx); err != nil {
-			t.Fatal(err)
-		}
-		bodies = append(bodies, body{filepath.Base(f), fx.API == "chat", fx.Request})
+	files, fxs := requestFixtures(t)
+	for i, fx := range fxs {
+		bodies = append(bodies, body{filepath.Base(files[i]), fx.API == "chat", fx.Request})
 	}
 	n := 20000
 	if testing.Short() || raceEnabled {
@@ -280,16 +271,8 @@ func TestDecodeAsBefore(t *testing.T) {
 		bodies = append(bodies, b)
 		chat = append(chat, c)
 	}
-	files, _ := filepath.Glob(filepath.Join("testdata", "requests", "*.json"))
-	for i, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var fx requestFixture
-		if err := json.Unmarshal(data, &fx); err != nil {
-			t.Fatal(err)
-		}
+	_, fxs := requestFixtures(t)
+	for i, fx := range fxs {
 		c := fx.API == "chat"
 		add(fx.Request, c)
 		for _, extra := range []string{"x", " {}", "\n", "]", "}"} {
@@ -374,16 +357,8 @@ func estimate(body []byte, chat bool) int64 {
 // FuzzDecodeRequest: DecodeRequest decodes what a json.Decoder decodes, and
 // fails as it fails, but for the bodies it refuses as too complex.
 func FuzzDecodeRequest(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "requests", "*.json"))
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		var fx requestFixture
-		if err := json.Unmarshal(data, &fx); err != nil {
-			f.Fatal(err)
-		}
+	_, fxs := requestFixtures(f)
+	for _, fx := range fxs {
 		f.Add([]byte(fx.Request))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -3,8 +3,6 @@ package openaicompat
 import (
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -117,16 +115,8 @@ func FuzzStreamConverters(f *testing.F) {
 
 // requestSeeds adds the request fixtures as seeds.
 func requestSeeds(f *testing.F, api string) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "requests", "*.json"))
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		var fx requestFixture
-		if err := json.Unmarshal(data, &fx); err != nil {
-			f.Fatal(err)
-		}
+	_, fxs := requestFixtures(f)
+	for _, fx := range fxs {
 		if fx.API == api {
 			f.Add(string(fx.Request))
 		}

@@ -53,6 +53,28 @@ func (f *fixtureOptions) requestOptions() *RequestOptions {
 	}
 }
 
+// requestFixtures reads the request fixtures, testdata/requests/*.json,
+// in the order of their file names; none is an error.
+func requestFixtures(tb testing.TB) (files []string, fxs []requestFixture) {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "requests", "*.json"))
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("no request fixtures: %v", err)
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var fx requestFixture
+		if err := json.Unmarshal(data, &fx); err != nil {
+			tb.Fatal(err)
+		}
+		fxs = append(fxs, fx)
+	}
+	return files, fxs
+}
+
 func (fx *requestFixture) convert() (harmony.Conversation, error) {
 	switch fx.API {
 	case "chat":
@@ -73,21 +95,11 @@ func (fx *requestFixture) convert() (harmony.Conversation, error) {
 
 func TestRequestGolden(t *testing.T) {
 	enc := mustEncoding(t)
-	files, err := filepath.Glob(filepath.Join("testdata", "requests", "*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no request fixtures: %v", err)
-	}
-	for _, file := range files {
+	files, fxs := requestFixtures(t)
+	for i, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".json")
+		fx := fxs[i]
 		t.Run(name, func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var fx requestFixture
-			if err := json.Unmarshal(data, &fx); err != nil {
-				t.Fatal(err)
-			}
 			conv, err := fx.convert()
 			var got string
 			switch {
