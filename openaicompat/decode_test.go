@@ -262,7 +262,7 @@ func decodeBefore[R ChatCompletionRequest | ResponsesRequest](data []byte, req *
 
 // TestDecodeAsBefore: DecodeRequest decodes what it did before the bound,
 // and fails with the same errors: every fixture, every prefix of each
-// (bodies cut short), and each with bytes after it, with member names
+// (bodies cut short), and each with bytes after it or space before it, with member names
 // escaped and in other cases, with values of other types.
 func TestDecodeAsBefore(t *testing.T) {
 	var bodies [][]byte
@@ -277,6 +277,9 @@ func TestDecodeAsBefore(t *testing.T) {
 		add(fx.Request, c)
 		for _, extra := range []string{"x", " {}", "\n", "]", "}"} {
 			add(append(bytes.Clone(fx.Request), extra...), c)
+		}
+		for _, space := range []string{" ", "\n", "\r\n\t "} {
+			add(append([]byte(space), fx.Request...), c)
 		}
 		step := 1
 		if testing.Short() || raceEnabled || i%4 != 0 {

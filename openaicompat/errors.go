@@ -316,7 +316,7 @@ func DecodeRequest[R ChatCompletionRequest | ResponsesRequest](data []byte, req 
 	if errors.Is(err, ErrRequestTooComplex) {
 		return err
 	}
-	if err != nil || bytes.IndexByte(data[:end], '{') != 0 {
+	if err != nil || !bytes.HasPrefix(bytes.TrimLeft(data[:end], " \t\r\n"), []byte("{")) {
 		// Not a JSON object: encoding/json says what is wrong.
 		return decodeError(data, req)
 	}
@@ -344,7 +344,7 @@ func DecodeRequest[R ChatCompletionRequest | ResponsesRequest](data []byte, req 
 func decodeError[R any](data []byte, req *R) error {
 	d := json.NewDecoder(bytes.NewReader(data))
 	var v any = req
-	object := len(bytes.TrimLeft(data, " \t\r\n")) > 0 && bytes.TrimLeft(data, " \t\r\n")[0] == '{'
+	object := bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{"))
 	if object {
 		v = &struct{}{}
 	}
