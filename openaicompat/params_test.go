@@ -199,30 +199,18 @@ func TestRequestParams(t *testing.T) {
 		examples   map[string]paramExample
 		extensions []string // known, though not in OpenAI's schema
 		base       string   // a valid request, without its closing brace
-		decode     func(body string) error
+		api        string   // convertRequest's
 	}{
 		{"CreateChatCompletionRequest", chatParams, jsonFields[ChatCompletionRequest](), chatExamples, []string{"reasoning"},
-			`{"messages": [{"role": "user", "content": "Hi"}]`,
-			func(body string) error {
-				var r ChatCompletionRequest
-				if err := DecodeRequest([]byte(body), &r); err != nil {
-					return err
-				}
-				_, err := r.Conversation(nil)
-				return err
-			}},
+			`{"messages": [{"role": "user", "content": "Hi"}]`, "chat"},
 		{"CreateResponse", responsesParams, jsonFields[ResponsesRequest](), responsesExamples, nil,
-			`{"input": "Hi"`,
-			func(body string) error {
-				var r ResponsesRequest
-				if err := DecodeRequest([]byte(body), &r); err != nil {
-					return err
-				}
-				_, err := r.Conversation(nil)
-				return err
-			}},
+			`{"input": "Hi"`, "responses"},
 	} {
 		t.Run(api.schema, func(t *testing.T) {
+			decode := func(body string) error {
+				_, err := convertRequest(api.api, body)
+				return err
+			}
 			props := schemaProperties(t, schemas, api.schema)
 			if len(props) < 20 {
 				t.Fatalf("%s has %d properties: %v", api.schema, len(props), props)
@@ -278,7 +266,7 @@ func TestRequestParams(t *testing.T) {
 			}
 
 			// What DecodeRequest and Conversation do with each.
-			if err := api.decode(api.base + `}`); err != nil {
+			if err := decode(api.base + `}`); err != nil {
 				t.Fatalf("base request: %v", err)
 			}
 			for _, name := range append(ignoredSet, refusedSet...) {
@@ -287,13 +275,13 @@ func TestRequestParams(t *testing.T) {
 					t.Errorf("%s: no example value in the test", name)
 					continue
 				}
-				if err := api.decode(api.base + `, "` + name + `": ` + ex.ok + `}`); err != nil {
+				if err := decode(api.base + `, "` + name + `": ` + ex.ok + `}`); err != nil {
 					t.Errorf("%s: %s: %v, want it accepted", name, ex.ok, err)
 				}
 				if api.params[name].use != paramRefused {
 					continue
 				}
-				err := api.decode(api.base + `, "` + name + `": ` + ex.refused + `}`)
+				err := decode(api.base + `, "` + name + `": ` + ex.refused + `}`)
 				var re *RequestError
 				if !errors.As(err, &re) || re.Param != name || re.Code != "unsupported_parameter" || !errors.Is(err, ErrUnsupportedParameter) {
 					t.Errorf("%s: %s: %v, want an unsupported_parameter error naming it", name, ex.refused, err)
@@ -307,7 +295,7 @@ func TestRequestParams(t *testing.T) {
 				if slices.Contains(props, name) {
 					t.Fatalf("%s is in the schema", name)
 				}
-				err := api.decode(api.base + `, "` + name + `": "m"}`)
+				err := decode(api.base + `, "` + name + `": "m"}`)
 				var re *RequestError
 				if !errors.As(err, &re) || re.Param != name || re.Code != "unknown_parameter" || !errors.Is(err, ErrUnknownParameter) {
 					t.Errorf("%s: %v, want an unknown_parameter error naming it", name, err)
