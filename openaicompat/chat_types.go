@@ -95,11 +95,9 @@ type StringList []string
 // UnmarshalJSON reads a string or a list of strings.
 func (l *StringList) UnmarshalJSON(data []byte) error {
 	if d := bytes.TrimSpace(data); len(d) > 0 && d[0] == '"' {
-		s, ok := plainString(d)
-		if !ok {
-			if err := json.Unmarshal(d, &s); err != nil {
-				return err
-			}
+		var s string
+		if err := unquote(d, &s); err != nil {
+			return err
 		}
 		*l = StringList{s}
 		return nil
@@ -221,11 +219,7 @@ func marshalStringOrList[T any](text string, list []T) ([]byte, error) {
 func unmarshalStringOrList[T any](data []byte, text *string, list *[]T, msg string) error {
 	*text, *list = "", nil
 	if d := bytes.TrimSpace(data); len(d) > 0 && d[0] == '"' {
-		if s, ok := plainString(d); ok {
-			*text = s
-			return nil
-		}
-		return json.Unmarshal(d, text)
+		return unquote(d, text)
 	}
 	var l []T
 	if n := countElements(data); n > 0 {
@@ -321,11 +315,7 @@ func (t ToolChoice) MarshalJSON() ([]byte, error) {
 func (t *ToolChoice) UnmarshalJSON(data []byte) error {
 	if d := bytes.TrimSpace(data); len(d) > 0 && d[0] == '"' {
 		*t = ToolChoice{}
-		if s, ok := plainString(d); ok {
-			t.Mode = s
-			return nil
-		}
-		return json.Unmarshal(d, &t.Mode)
+		return unquote(d, &t.Mode)
 	}
 	var v struct {
 		Type     string `json:"type"`

@@ -662,8 +662,10 @@ func (w *costWalk) array(sh *shape) (int, error) {
 }
 
 // textOrList walks a value read by unmarshalStringOrList (or
-// StringList.UnmarshalJSON): a plain string is copied, anything else goes
-// through json.Unmarshal; a list is presized.
+// StringList.UnmarshalJSON): a plain string is copied; another string is
+// charged what json.Unmarshal would cost, though unquote mostly decodes
+// it for less; anything else goes through json.Unmarshal, a list
+// presized.
 func (w *costWalk) textOrList(sh *shape) error {
 	switch w.peek() {
 	case '"':
@@ -788,21 +790,14 @@ func countElements(data []byte) int {
 	}
 }
 
-// plainString returns the JSON string data as a Go string when it needs
-// no unescaping (no escapes, valid UTF-8, no control characters): what
-// json.Unmarshal would give, without its cost.
-func plainString(data []byte) (string, bool) {
-	if len(data) < 2 || data[0] != '"' || data[len(data)-1] != '"' {
-		return "", false
+// unquote decodes the JSON string literal d into *s, as encoding/json
+// does (d is what it has validated, given to an UnmarshalJSON method):
+// with ojson.UnquoteStd, and encoding/json itself for what that leaves
+// (invalid UTF-8).
+func unquote(d []byte, s *string) error {
+	if u, ok := ojson.UnquoteStd(d); ok {
+		*s = u
+		return nil
 	}
-	s := data[1 : len(data)-1]
-	for _, c := range s {
-		if c < 0x20 || c == '"' || c == '\\' {
-			return "", false
-		}
-	}
-	if !utf8.Valid(s) {
-		return "", false
-	}
-	return string(s), true
+	return json.Unmarshal(d, s)
 }
