@@ -771,23 +771,16 @@ func countElements(data []byte) int {
 	if w.peek() != '[' {
 		return 0
 	}
-	if w.open() != nil {
-		return 0
-	}
-	if w.peek() == ']' {
-		return 0
-	}
 	n := 0
-	for {
+	more, err := w.begin(']')
+	for more && err == nil {
 		if w.skip() != nil {
 			return n
 		}
 		n++
-		if w.peek() != ',' {
-			return n
-		}
-		w.i++
+		more, err = w.next(']')
 	}
+	return n
 }
 
 // unquote decodes the JSON string literal d into *s, as encoding/json
