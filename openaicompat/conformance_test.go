@@ -34,7 +34,7 @@ func TestConformanceStreamsMatchWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	every := 1
-	if testing.Short() || raceEnabled {
+	if sample.Sampled() {
 		every = 4
 	}
 	ran, failedAlike := 0, 0

@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/go-harmony/harmony/internal/testsupport/sample"
 )
 
 // probe is a body built to cost more decoded than its bytes: head, then
@@ -111,7 +113,7 @@ var decodeReport = flag.Bool("decode-report", false, "TestDecodeBound logs what 
 // figures.
 func TestDecodeBound(t *testing.T) {
 	size := 8 << 20
-	if testing.Short() || raceEnabled {
+	if sample.Sampled() {
 		size = 512 << 10
 	}
 	for _, p := range probes {
@@ -154,7 +156,7 @@ func checkBound(t *testing.T, body []byte, n uint64, est int64, err error, refus
 			!strings.Contains(resp.Error.Message, "too complex") {
 			t.Errorf("refused with %d %+v", status, resp.Error)
 		}
-		if !raceEnabled && n > 16<<10 {
+		if !sample.Race && n > 16<<10 {
 			t.Errorf("refused after allocating %d bytes, want it refused before decoding", n)
 		}
 		return
@@ -162,7 +164,7 @@ func checkBound(t *testing.T, body []byte, n uint64, est int64, err error, refus
 	if refused {
 		t.Errorf("decoded (%v), want it refused", err)
 	}
-	if raceEnabled {
+	if sample.Race {
 		return
 	}
 	if n > limit {
@@ -189,7 +191,7 @@ func TestDecodeOrdinary(t *testing.T) {
 		bodies = append(bodies, body{filepath.Base(files[i]), fx.API == "chat", fx.Request})
 	}
 	n := 20000
-	if testing.Short() || raceEnabled {
+	if sample.Sampled() {
 		n = 2000
 	}
 	var chat, items, tools, enum strings.Builder
@@ -282,7 +284,7 @@ func TestDecodeAsBefore(t *testing.T) {
 			add(append([]byte(space), fx.Request...), c)
 		}
 		step := 1
-		if testing.Short() || raceEnabled || i%4 != 0 {
+		if sample.Sampled() || i%4 != 0 {
 			step = 7
 		}
 		for n := 0; n < len(fx.Request); n += step {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/sample"
 	"github.com/go-harmony/harmony/openaicompat"
 )
 
@@ -545,7 +546,7 @@ func (w discardWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) { return ni
 // TestSSEWriterAllocs: framing, flushing and deadlines allocate nothing
 // beyond what marshalling the value allocates.
 func TestSSEWriterAllocs(t *testing.T) {
-	if testing.CoverMode() != "" || openaicompat.RaceEnabled {
+	if testing.CoverMode() != "" || sample.Race {
 		t.Skip("allocation counts differ under -cover and -race")
 	}
 	enc := sseEncoding(t)

@@ -1,5 +1,0 @@
-//go:build !race
-
-package openaicompat
-
-const raceEnabled = false
