@@ -87,6 +87,9 @@ type shape struct {
 	// presize: DecodeRequest makes the slice with its length as capacity
 	// before decoding (a top-level list).
 	presize bool
+	// counts is, for a request's struct, the length of the walk's table
+	// of top-level list lengths: one past its highest field index.
+	counts int
 }
 
 type shapeKind uint8
@@ -213,6 +216,7 @@ func requestShape(t reflect.Type) *shape {
 			c.presize = true
 			s.fields[i].shape = &c
 		}
+		s.counts = max(s.counts, s.fields[i].index+1)
 	}
 	return s
 }
@@ -728,7 +732,7 @@ func (w *costWalk) unescape(s []byte) []byte {
 // ErrRequestTooComplex when it costs too much.
 func walkRequest(data []byte, sh *shape, params map[string]param, chat bool) (end int, counts []int, paramErr, err error) {
 	w := costWalk{data: data, limit: decodeBytesPerByte*int64(len(data)) + decodeBytesFixed, params: params, chat: chat}
-	w.counts = make([]int, maxFieldIndex(sh)+1)
+	w.counts = make([]int, sh.counts)
 	err = w.value(sh)
 	if err == nil {
 		err = w.charge(depthCost * int64(w.max))
@@ -743,14 +747,6 @@ func walkRequest(data []byte, sh *shape, params map[string]param, chat bool) (en
 			w.limit, decodeBytesPerByte, len(data), decodeBytesFixed)
 	}
 	return w.i, w.counts, w.paramErr, err
-}
-
-func maxFieldIndex(sh *shape) int {
-	n := 0
-	for _, f := range sh.fields {
-		n = max(n, f.index)
-	}
-	return n
 }
 
 // presize gives the top-level lists of the request v points to their

@@ -352,7 +352,7 @@ func estimate(body []byte, chat bool) int64 {
 	if chat {
 		sh = chatRequestShape
 	}
-	w := costWalk{data: body, limit: 1 << 62, counts: make([]int, maxFieldIndex(sh)+1)}
+	w := costWalk{data: body, limit: 1 << 62, counts: make([]int, sh.counts)}
 	if err := w.value(sh); err != nil {
 		return -1
 	}
