@@ -3,7 +3,6 @@ package harmony_test
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"go/ast"
 	"go/build"
@@ -15,9 +14,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
-)
 
-var updateAPI = flag.Bool("update-api", false, "rewrite api/*.txt from the exported declarations")
+	"github.com/go-harmony/harmony/internal/testsupport/golden"
+)
 
 // apiPackages are the module's importable packages, each recorded in
 // api/NAME.txt. A package added to the module must be added here, which
@@ -33,12 +32,12 @@ var apiPackages = map[string]string{
 // one declaration a line, so that a change of API shows in review as a
 // change of that file. After a deliberate change, run
 //
-//	go test -run TestAPI -update-api .
+//	go test -run TestAPI -update .
 func TestAPI(t *testing.T) {
 	for dir, name := range apiPackages {
 		got := strings.Join(apiLines(t, dir), "\n") + "\n"
 		file := filepath.Join("api", name+".txt")
-		if *updateAPI {
+		if golden.Updating() {
 			if err := os.MkdirAll("api", 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -49,10 +48,10 @@ func TestAPI(t *testing.T) {
 		}
 		want, err := os.ReadFile(file)
 		if err != nil {
-			t.Fatalf("%v (run go test -run TestAPI -update-api . to write it)", err)
+			t.Fatalf("%v (run go test -run TestAPI -update . to write it)", err)
 		}
 		if d := lineDiff(string(want), got); d != "" {
-			t.Errorf("the exported API of %s is not %s:\n%s\nIf the change is deliberate, run go test -run TestAPI -update-api . and commit %s.", name, file, d, file)
+			t.Errorf("the exported API of %s is not %s:\n%s\nIf the change is deliberate, run go test -run TestAPI -update . and commit %s.", name, file, d, file)
 		}
 	}
 }

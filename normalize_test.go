@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,11 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-harmony/harmony/internal/testsupport/golden"
+
 	"github.com/go-harmony/harmony/internal/ojson"
 	"github.com/go-harmony/harmony/internal/schemats"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata (review every change)")
 
 // normalizeCases pins every rule of NormalizeSchema, and the cases where it
 // must leave things alone, to exact outputs.
@@ -228,19 +227,7 @@ func TestNormalizeSchemaClients(t *testing.T) {
 
 func schemaGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs:\n--- got\n%s--- want\n%s", path, got, want)
-	}
+	golden.Check(t, path, []byte(got))
 }
 
 // TestNormalizeSchemaReadability spells out, for three client shapes, what

@@ -4,19 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
 	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/go-harmony/harmony/internal/testsupport/golden"
+
 	"github.com/go-harmony/harmony"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata (review every change)")
 
 var loadEncoding = sync.OnceValues(func() (*harmony.Encoding, error) {
 	return harmony.LoadEncoding(harmony.HarmonyGptOss)
@@ -34,19 +32,7 @@ func mustEncoding(t testing.TB) *harmony.Encoding {
 // checkGolden compares got with the golden file, or rewrites it with -update.
 func checkGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	golden.Check(t, path, []byte(got))
 }
 
 // counter returns an IDGenerator that counts from 1.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-harmony/harmony/internal/testsupport/golden"
+
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/wild"
 )
@@ -110,7 +112,7 @@ func TestWildREADME(t *testing.T) {
 	if !ok1 || !ok2 {
 		t.Fatalf("README.md lacks the markers %q and %q", wildBegin, wildEnd)
 	}
-	if *update {
+	if golden.Updating() {
 		if err := os.WriteFile("../README.md", []byte(before+wildBegin+section+wildEnd+after), 0o644); err != nil {
 			t.Fatal(err)
 		}
