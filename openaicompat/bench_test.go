@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 )
 
 // benchCompletion is a typical tool-using turn: reasoning, a preamble, a
@@ -16,7 +17,7 @@ func benchCompletion(enc *harmony.Encoding) []harmony.Token {
 }
 
 func benchStream(b *testing.B, lenient bool) {
-	enc := mustEncoding(b)
+	enc := testenc.Encoding(b)
 	toks := benchCompletion(enc)
 	opts := &ResponseOptions{Strict: !lenient, Created: 1, IDGenerator: counter()}
 	b.ReportAllocs()

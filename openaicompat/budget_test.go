@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 )
 
 // longChat is a Chat Completions request of n answered turns, each with a
@@ -26,7 +27,7 @@ func longChat(n int, extra string) string {
 }
 
 func TestRenderPromptChat(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	prompt := func(body string, opts *RequestOptions) ([]harmony.Token, harmony.Conversation, error) {
 		t.Helper()
 		var req ChatCompletionRequest
@@ -119,7 +120,7 @@ func TestRenderPromptChat(t *testing.T) {
 }
 
 func TestRenderPromptResponses(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	const image = `{"type":"input_image","image_url":"https://example.com/chart.png"}`
 	input := `[{"role":"user","content":[{"type":"input_text","text":"Look at this: "},` + image + `]},` +
 		`{"type":"function_call","call_id":"c1","name":"lookup","arguments":"{}"},` +

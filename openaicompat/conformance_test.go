@@ -9,6 +9,7 @@ import (
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/conformance"
 	"github.com/go-harmony/harmony/internal/testsupport/sample"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 )
 
 // TestConformanceStreamsMatchWhole runs every parse and stream case of the
@@ -28,7 +29,7 @@ import (
 //
 // Under -short and under the race detector, it runs every 4th case.
 func TestConformanceStreamsMatchWhole(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	cases, err := conformance.Load(filepath.Join("..", "testdata", "conformance", "parse.jsonl"))
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/constrain"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 )
 
 // accepts reports whether env accepts the completion text (special tokens
@@ -25,7 +26,7 @@ func accepts(t *testing.T, enc *harmony.Encoding, env *constrain.Envelope, text 
 }
 
 func TestRequestMatcher(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	const tools = `"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}}},{"type":"function","function":{"name":"ping"}}]`
 	const (
 		call  = `<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Oslo"}<|call|>`
@@ -90,7 +91,7 @@ func TestRequestMatcher(t *testing.T) {
 }
 
 func TestRequestMatcherErrors(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	for body, want := range map[string]error{
 		`{"model":"m","messages":[],"tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object","not":{}}}}]}`: constrain.ErrUnsupported,
 		`{"model":"m","messages":[],"response_format":{"type":"json_schema","json_schema":{"name":"r","schema":{"if":{}}}}}`:        constrain.ErrUnsupported,
@@ -117,7 +118,7 @@ func TestRequestMatcherErrors(t *testing.T) {
 // request is refused at the tool where it ran out, with the
 // *constrain.SchemaError of its parameters.
 func TestMatcherBudget(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	var params strings.Builder
 	params.WriteString(`{"anyOf":[`)
 	for i := range 400 {

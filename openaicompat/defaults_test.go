@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 )
 
 // TestDefaultsRecover sends a completion with a slip gpt-oss makes (the
@@ -14,7 +15,7 @@ import (
 // nil, and each request's ResponseOptions. Each recovers the call; with
 // Strict each fails with the typed error.
 func TestDefaultsRecover(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	toks := enc.EncodeWithSpecialTokens(`<|channel|>analysis<|message|>Need weather.<|end|>` +
 		`<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Oslo"}<|call|>`)
 	var chatReq ChatCompletionRequest

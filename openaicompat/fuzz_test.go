@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 )
 
 // fuzzTokens turns fuzz bytes into token ids, two bytes each, weighted
@@ -47,7 +48,7 @@ func FuzzStreamConverters(f *testing.F) {
 	f.Add([]byte{1, 6, 0, 2, 1, 11, 0, 1, 0, 0, 1, 0, 0, 3, 1, 5, 0, 2, 1, 14, 0, 6})
 	f.Add([]byte{1, 3, 1, 7, 0, 2, 3, 255, 1, 15, 1, 16, 0, 9})
 	f.Add([]byte("random text that becomes ordinary tokens"))
-	enc := mustEncoding(f)
+	enc := testenc.Encoding(f)
 	// The inputs, run one at a time, share the skeletons validated, so that
 	// most outputs cost a marshal and a scan, not a validation.
 	run := &specRun{sp: mustSpec(f), seen: map[string]bool{}}
@@ -152,7 +153,7 @@ func FuzzChatRequest(f *testing.F) {
 	// failure to render.
 	f.Add("{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"parameters\":{\"properties\":{\"\xff\":{}}}}}]}")
 	f.Add(`{"messages":[{"role":"user","content":"x"}],"response_format":{"type":"json_schema","json_schema":{"name":"r","schema":{"a":1e999999}}}}`)
-	enc := mustEncoding(f)
+	enc := testenc.Encoding(f)
 	f.Fuzz(func(t *testing.T, body string) {
 		var req ChatCompletionRequest
 		if json.Unmarshal([]byte(body), &req) != nil {
@@ -175,7 +176,7 @@ func FuzzChatRequest(f *testing.F) {
 func FuzzResponsesRequest(f *testing.F) {
 	requestSeeds(f, "responses")
 	f.Add(`{"input":[{"type":"reasoning","content":[{"type":"input_image"}]}]}`)
-	enc := mustEncoding(f)
+	enc := testenc.Encoding(f)
 	f.Fuzz(func(t *testing.T, body string) {
 		var req ResponsesRequest
 		if json.Unmarshal([]byte(body), &req) != nil {
@@ -313,7 +314,7 @@ func FuzzContentNeverReasoning(f *testing.F) {
 	f.Add([]byte{2, 1, 3, 0, 3, 0, 3, 1, 1, 4, 0, 0})
 	f.Add([]byte{5, 5, 0, 5, 4, 200, 0, 2, 3, 5, 1, 1})
 	f.Add([]byte{1, 7, 9, 3, 3, 3, 2, 0, 0, 0, 1, 2})
-	enc := mustEncoding(f)
+	enc := testenc.Encoding(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 900 {
 			return

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 )
 
 // Golden tests. Each testdata/requests/NAME.json is a request with the
@@ -94,7 +95,7 @@ func (fx *requestFixture) convert() (harmony.Conversation, error) {
 }
 
 func TestRequestGolden(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	files, fxs := requestFixtures(t)
 	for i, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".json")
@@ -199,7 +200,7 @@ func (fx *outputFixture) responseOptions() *ResponseOptions {
 }
 
 func TestOutputGolden(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	files, err := filepath.Glob(filepath.Join("testdata", "outputs", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no output fixtures: %v", err)

@@ -8,26 +8,12 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/testsupport/golden"
 
 	"github.com/go-harmony/harmony"
 )
-
-var loadEncoding = sync.OnceValues(func() (*harmony.Encoding, error) {
-	return harmony.LoadEncoding(harmony.HarmonyGptOss)
-})
-
-func mustEncoding(t testing.TB) *harmony.Encoding {
-	t.Helper()
-	enc, err := loadEncoding()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return enc
-}
 
 // checkGolden compares got with the golden file, or rewrites it with -update.
 func checkGolden(t *testing.T, path, got string) {

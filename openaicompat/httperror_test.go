@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 )
 
 // TestHTTPError checks the status and body of every kind of error: what a
@@ -83,7 +84,7 @@ func TestHTTPError(t *testing.T) {
 // cannot carry is refused by Conversation, for both APIs, and that a
 // request Conversation accepts renders.
 func TestRenderableRequests(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	bad := []string{"{\"properties\":{\"a\xff\":{}}}", strings.Repeat(`{"a":`, 129) + "1" + strings.Repeat("}", 129), `{"default":-1e400}`}
 	for i, schema := range bad {
 		var chat ChatCompletionRequest

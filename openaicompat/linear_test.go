@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 )
 
 // TestLongCallLinear converts a tool call with long arguments, whole and
@@ -11,7 +13,7 @@ import (
 // proportion to the arguments: appending each delta to a string would
 // allocate about n²/2 bytes for n bytes of arguments (hundreds of MB here).
 func TestLongCallLinear(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	args := `{"text": "` + strings.Repeat("lorem ipsum dolor sit amet ", 4000) + `"}`
 	toks := enc.EncodeWithSpecialTokens(`<|channel|>commentary to=functions.f <|constrain|>json<|message|>` + args + `<|call|>`)
 	if len(toks) < 15000 {

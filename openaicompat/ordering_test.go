@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 )
 
 // TestResultsInCallOrder sends three parallel calls to one function and
@@ -13,7 +14,7 @@ import (
 // for all six, with the results in the order of the calls, since the model
 // can pair them by position only.
 func TestResultsInCallOrder(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	perms := [][]int{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}
 	cities := []string{"Oslo", "Lima", "Pune"}
 	var want string

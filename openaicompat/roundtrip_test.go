@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 )
 
 // The model's turn, as sampled: reasoning, then a call.
@@ -44,7 +45,7 @@ func renderChat(t *testing.T, enc *harmony.Encoding, body string) string {
 // it, reasoning included (the turn ended in a tool call), and all three
 // render the same prompt.
 func TestReasoningRoundTrip(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	toks := enc.EncodeWithSpecialTokens(sampledCall)
 	var prompts []string
 	for _, field := range []bool{false, true} {
@@ -129,7 +130,7 @@ func TestReasoningRoundTrip(t *testing.T) {
 // guide on multi-turn histories, and that harmony's renderer default alone
 // would not be enough.
 func TestReasoningDropRules(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	answered := `{"model":"m","messages":[
 		{"role":"user","content":"What is 2 + 2?"},
 		{"role":"assistant","reasoning":"R1 simple arithmetic.","content":"4"},
@@ -180,7 +181,7 @@ func TestReasoningDropRules(t *testing.T) {
 // TestIDsUniqueWithRepeatingGenerator: a generator that repeats itself still
 // gives distinct ids within a response.
 func TestIDsUniqueWithRepeatingGenerator(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	toks := enc.EncodeWithSpecialTokens(`<|channel|>commentary to=functions.f <|constrain|>json<|message|>{}<|call|>` +
 		`<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{}<|call|>`)
 	same := func() string { return "x" }
@@ -221,7 +222,7 @@ func TestIDsUniqueWithRepeatingGenerator(t *testing.T) {
 // TestStreamAfterFinish: calls after Finish, or after an error, fail the
 // same way every time and never panic.
 func TestStreamAfterFinish(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	c, err := NewChatStreamConverter(enc, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -303,7 +304,7 @@ func TestWireJSON(t *testing.T) {
 // wherever the tokens fall (inside "Zürich", between the bytes of an
 // emoji), concatenate to the exact text the model wrote.
 func TestStreamedArgumentsExact(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	args := `{"location": "Zürich", "note": "東京 🙂", "n": [1, 2.5e3, null]}`
 	toks := enc.EncodeWithSpecialTokens(`<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>` + args + `<|call|>`)
 	chunks, err := streamChat(enc, toks, Sampling{}, nil)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 )
 
 func testSealer(t *testing.T, keys ...string) *ReasoningSealer {
@@ -96,7 +97,7 @@ func TestReasoningSealer(t *testing.T) {
 // may) it renders the model's reasoning; tampered, foreign or unsealable
 // it is a 400 naming the item.
 func TestSealedReasoningRoundTrip(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	sealer := testSealer(t, key1)
 	var req ResponsesRequest
 	if err := DecodeRequest([]byte(`{"model":"m","input":"Weather in Zürich?","store":false,"include":["reasoning.encrypted_content"],
@@ -231,7 +232,7 @@ func (m mapStore) Item(owner, id string) (Item, bool) {
 // TestItemReference resolves item references through the store, in both
 // spellings, and refuses them without a store or for an unknown id.
 func TestItemReference(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	store := mapStore{
 		"rs_1": {Type: "reasoning", ID: "rs_1", Content: &ItemContent{Parts: []ItemPart{{Type: "reasoning_text", Text: "Call the tool."}}}},
 		"fc_1": {Type: "function_call", ID: "fc_1", CallID: "call_1", Name: "f", Arguments: "{}"},
@@ -290,7 +291,7 @@ func (m respStore) ResponseItems(owner, id string) ([]Item, bool) {
 // items, then the request's own input. Errors in the request's input are
 // at their own indices; an unknown id, or no store, is a 400.
 func TestPreviousResponse(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	store := respStore{"resp_1": {
 		{Type: "message", Role: "user", Content: &ItemContent{Text: "Weather in Oslo?"}},
 		{Type: "reasoning", ID: "rs_1", Content: &ItemContent{Parts: []ItemPart{{Type: "reasoning_text", Text: "Call it."}}}},

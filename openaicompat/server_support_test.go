@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -76,7 +77,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestResponsesStreamFail(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	tests := []struct {
 		name   string
 		tokens string
@@ -156,7 +157,7 @@ func TestResponsesStreamFail(t *testing.T) {
 }
 
 func TestReasoningTokens(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	tok := func(s string) []harmony.Token { return enc.EncodeWithSpecialTokens(s) }
 	analysis := `<|channel|>analysis<|message|>Think it through.<|end|>`
 	final := `<|start|>assistant<|channel|>final<|message|>Done.<|return|>`

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 )
 
 // The tests of this file validate everything the package writes against
@@ -338,7 +339,7 @@ func specEcho() ResponseEcho {
 // TestResponseEcho checks that a response repeats its request's parameters,
 // and OpenAI's defaults for the zero ResponseEcho, whole and streamed.
 func TestResponseEcho(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	run := &specRun{sp: mustSpec(t)}
 	var req ResponsesRequest
 	if err := json.Unmarshal([]byte(echoRequest), &req); err != nil {
@@ -389,7 +390,7 @@ func TestResponseEcho(t *testing.T) {
 // TestSpecSealed validates a response whose reasoning items carry their
 // sealed text (encrypted_content), whole and streamed.
 func TestSpecSealed(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	run := &specRun{sp: mustSpec(t)}
 	toks := enc.EncodeWithSpecialTokens(`<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>Hi.<|return|>`)
 	opts := &ResponseOptions{Created: 1, IDGenerator: counter(), SealReasoning: true, Sealer: testSealer(t, key1)}
@@ -411,7 +412,7 @@ func TestSpecSealed(t *testing.T) {
 // token, in the middle of each kind of item, on a request error and on an
 // error of strict conversion.
 func TestSpecFail(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	run := &specRun{sp: mustSpec(t)}
 	text := `<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>Hi.<|end|>` +
 		`<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{"a": 1}<|call|>`

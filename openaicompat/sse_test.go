@@ -19,17 +19,9 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/sample"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 	"github.com/go-harmony/harmony/openaicompat"
 )
-
-func sseEncoding(t testing.TB) *harmony.Encoding {
-	t.Helper()
-	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return enc
-}
 
 // sseOptions are fixed response options: ids 1, 2, 3, … and a fixed clock.
 func sseOptions() *openaicompat.ResponseOptions {
@@ -71,7 +63,7 @@ func checkStreamHeaders(t *testing.T, rec *httptest.ResponseRecorder) {
 }
 
 func TestSSEWriterChat(t *testing.T) {
-	enc := sseEncoding(t)
+	enc := testenc.Encoding(t)
 	toks := enc.EncodeWithSpecialTokens(sseSampled)
 	rec := httptest.NewRecorder()
 	sse := openaicompat.NewSSEWriter(rec)
@@ -143,7 +135,7 @@ func TestSSEWriterChat(t *testing.T) {
 }
 
 func TestSSEWriterResponses(t *testing.T) {
-	enc := sseEncoding(t)
+	enc := testenc.Encoding(t)
 	toks := enc.EncodeWithSpecialTokens(sseSampled)
 	rec := httptest.NewRecorder()
 	sse := openaicompat.NewSSEWriter(rec)
@@ -209,7 +201,7 @@ func TestSSEWriterNothing(t *testing.T) {
 }
 
 func TestSSEWriterChatError(t *testing.T) {
-	enc := sseEncoding(t)
+	enc := testenc.Encoding(t)
 	fail := &openaicompat.OutputError{MessageIndex: 1, Err: openaicompat.ErrUnexpectedMessage}
 	wantStatus, wantBody := openaicompat.HTTPError(fail)
 
@@ -269,7 +261,7 @@ func TestSSEWriterChatError(t *testing.T) {
 }
 
 func TestSSEWriterResponsesError(t *testing.T) {
-	enc := sseEncoding(t)
+	enc := testenc.Encoding(t)
 	toks := enc.EncodeWithSpecialTokens(sseSampled)
 	fail := errors.New("sampler: out of memory")
 
@@ -549,7 +541,7 @@ func TestSSEWriterAllocs(t *testing.T) {
 	if testing.CoverMode() != "" || sample.Race {
 		t.Skip("allocation counts differ under -cover and -race")
 	}
-	enc := sseEncoding(t)
+	enc := testenc.Encoding(t)
 	chunks, events := sseStreams(t, enc)
 	// A content delta, a text delta, passed on as slices as a server passes
 	// on the converters' (one value would be copied to the heap).
@@ -605,7 +597,7 @@ func sseStreams(t testing.TB, enc *harmony.Encoding) ([]openaicompat.ChatComplet
 // BenchmarkSSEWriterChunks writes a stream's chunks one by one, as a server
 // does (each Process call's slice passed on).
 func BenchmarkSSEWriterChunks(b *testing.B) {
-	enc := sseEncoding(b)
+	enc := testenc.Encoding(b)
 	chunks, _ := sseStreams(b, enc)
 	rec := httptest.NewRecorder()
 	one := openaicompat.NewSSEWriter(rec)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/testsupport/golden"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/wild"
@@ -47,7 +48,7 @@ func wildExtract(t *testing.T, enc *harmony.Encoding, c wild.Case) wild.Extracti
 // best peer server extracted: the same content and tool calls, and its
 // reasoning.
 func TestWildOutputs(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	cases, err := wild.Load("../testdata/wild")
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +74,7 @@ const (
 // sources, and the table of what this library returns where a peer fails)
 // is what the corpus and the converter give now; -update rewrites it.
 func TestWildREADME(t *testing.T) {
-	enc := mustEncoding(t)
+	enc := testenc.Encoding(t)
 	cases, err := wild.Load("../testdata/wild")
 	if err != nil {
 		t.Fatal(err)
