@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // TestErrorsClipClientStrings sends ids, names and types of a megabyte
@@ -52,14 +54,15 @@ func TestErrorsClipClientStrings(t *testing.T) {
 				_, err = r.Conversation(&RequestOptions{Items: mapStore{}, Responses: respStore{}, Sealer: sealer})
 			}
 		}
-		if err == nil {
-			t.Errorf("%.80s…: no error", tc.body)
+		if !assert.Error(t, err, "%.80s…", tc.body) {
 			continue
 		}
 		status, body := HTTPError(err)
 		b, _ := json.Marshal(body)
-		if status != 400 || len(b) > 1024 || !strings.Contains(string(b), "xxx…") {
-			t.Errorf("%.80s…: %d, %d bytes: %.300s", tc.body, status, len(b), b)
-		}
+		assert.Equal(t, 400, status, "%.80s…: %.300s", tc.body, b)
+		assert.LessOrEqual(t, len(b), 1024, "%.80s…: %.300s", tc.body, b)
+		// Not assert.Contains: that would quote the whole body.
+		assert.True(t, strings.Contains(string(b), "xxx…"), "%.80s…: no clipped string in %.300s", tc.body, b)
+
 	}
 }

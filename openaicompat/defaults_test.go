@@ -1,12 +1,13 @@
 package openaicompat
 
 import (
-	"errors"
-	"strings"
+	"fmt"
 	"testing"
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestDefaultsRecover sends a completion with a slip gpt-oss makes (the
@@ -19,63 +20,65 @@ func TestDefaultsRecover(t *testing.T) {
 	toks := enc.EncodeWithSpecialTokens(`<|channel|>analysis<|message|>Need weather.<|end|>` +
 		`<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Oslo"}<|call|>`)
 	var chatReq ChatCompletionRequest
-	if err := DecodeRequest([]byte(`{"model":"m","messages":[{"role":"user","content":"Weather?"}],
-		"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}]}`), &chatReq); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, DecodeRequest([]byte(`{"model":"m","messages":[{"role":"user","content":"Weather?"}],
+		"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}]}`), &chatReq))
 	var respReq ResponsesRequest
-	if err := DecodeRequest([]byte(`{"model":"m","input":"Weather?",
-		"tools":[{"type":"function","name":"get_weather","parameters":{"type":"object"}}]}`), &respReq); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, DecodeRequest([]byte(`{"model":"m","input":"Weather?",
+		"tools":[{"type":"function","name":"get_weather","parameters":{"type":"object"}}]}`), &respReq))
 	chatOpts, respOpts := chatReq.ResponseOptions(), respReq.ResponseOptions()
 	for name, opts := range map[string]*ResponseOptions{"nil": nil, "zero": {}, "chat request": &chatOpts, "responses request": &respOpts} {
 		chat, err := ChatCompletionFromTokens(enc, toks, Sampling{}, opts)
-		if err != nil {
-			t.Fatalf("%s: ChatCompletionFromTokens: %v", name, err)
-		}
+		require.NoError(t, err, "%s: ChatCompletionFromTokens", name)
 		m := chat.Choices[0].Message
-		if m.Reasoning != "Need weather." || len(m.ToolCalls) != 1 || m.ToolCalls[0].Function.Name != "get_weather" ||
-			m.ToolCalls[0].Function.Arguments != `{"city":"Oslo"}` || chat.Choices[0].FinishReason != FinishToolCalls {
-			t.Errorf("%s: chat %s", name, marshalLine(chat))
+		msg := fmt.Sprintf("%s: chat %s", name, marshalLine(chat))
+		assert.Equal(t, "Need weather.", m.Reasoning, msg)
+		if assert.Len(t, m.ToolCalls, 1, msg) {
+			assert.Equal(t, "get_weather", m.ToolCalls[0].Function.Name, msg)
+			assert.Equal(t, `{"city":"Oslo"}`, m.ToolCalls[0].Function.Arguments, msg)
 		}
+		assert.Equal(t, FinishToolCalls, chat.Choices[0].FinishReason, msg)
+
 		resp, err := ResponseFromTokens(enc, toks, Sampling{}, opts)
-		if err != nil {
-			t.Fatalf("%s: ResponseFromTokens: %v", name, err)
+		require.NoError(t, err, "%s: ResponseFromTokens", name)
+		msg = fmt.Sprintf("%s: response %s", name, marshalLine(resp))
+		if assert.Len(t, resp.Output, 2, msg) {
+			assert.Equal(t, "reasoning", resp.Output[0].Type, msg)
+			assert.Equal(t, "function_call", resp.Output[1].Type, msg)
+			assert.Equal(t, `{"city":"Oslo"}`, resp.Output[1].Arguments, msg)
 		}
-		if len(resp.Output) != 2 || resp.Output[0].Type != "reasoning" || resp.Output[1].Type != "function_call" ||
-			resp.Output[1].Arguments != `{"city":"Oslo"}` {
-			t.Errorf("%s: response %s", name, marshalLine(resp))
-		}
+
 		chunks, err := streamChat(enc, toks, Sampling{}, opts)
-		if err != nil {
-			t.Fatalf("%s: chat stream: %v", name, err)
-		}
+		require.NoError(t, err, "%s: chat stream", name)
 		folded, finish, err := foldChunks(chunks)
-		if err != nil || folded.Reasoning != "Need weather." || len(folded.ToolCalls) != 1 ||
-			folded.ToolCalls[0].Function.Arguments != `{"city":"Oslo"}` || finish != FinishToolCalls {
-			t.Errorf("%s: chat stream %v %s", name, err, marshalLine(chunks))
+		msg = fmt.Sprintf("%s: chat stream %s", name, marshalLine(chunks))
+		if assert.NoError(t, err, msg) {
+			assert.Equal(t, "Need weather.", folded.Reasoning, msg)
+			if assert.Len(t, folded.ToolCalls, 1, msg) {
+				assert.Equal(t, `{"city":"Oslo"}`, folded.ToolCalls[0].Function.Arguments, msg)
+			}
+			assert.Equal(t, FinishToolCalls, finish, msg)
 		}
+
 		events, err := streamResponses(enc, toks, Sampling{}, opts)
-		if err != nil || events[len(events)-1].Type != "response.completed" ||
-			!strings.Contains(marshalLine(events[len(events)-1]), `"arguments":"{\"city\":\"Oslo\"}"`) {
-			t.Errorf("%s: responses stream %v %s", name, err, marshalLine(events))
+		msg = fmt.Sprintf("%s: responses stream %s", name, marshalLine(events))
+		if assert.NoError(t, err, msg) {
+			last := events[len(events)-1]
+			assert.Equal(t, "response.completed", last.Type, msg)
+			assert.Contains(t, marshalLine(last), `"arguments":"{\"city\":\"Oslo\"}"`, msg)
 		}
 	}
 
 	strict := &ResponseOptions{Strict: true}
 	var oe *OutputError
 	var pe *harmony.ParseError
-	if _, err := ChatCompletionFromTokens(enc, toks, Sampling{}, strict); !errors.As(err, &oe) || !errors.As(err, &pe) {
-		t.Errorf("strict chat: %v", err)
-	}
-	if _, err := ResponseFromTokens(enc, toks, Sampling{}, strict); !errors.As(err, &oe) {
-		t.Errorf("strict responses: %v", err)
-	}
-	if _, err := streamChat(enc, toks, Sampling{}, strict); !errors.As(err, &oe) {
-		t.Errorf("strict chat stream: %v", err)
-	}
-	if _, err := streamResponses(enc, toks, Sampling{}, strict); !errors.As(err, &oe) {
-		t.Errorf("strict responses stream: %v", err)
-	}
+	_, err := ChatCompletionFromTokens(enc, toks, Sampling{}, strict)
+	assert.ErrorAs(t, err, &oe, "strict chat")
+	assert.ErrorAs(t, err, &pe, "strict chat")
+	_, err = ResponseFromTokens(enc, toks, Sampling{}, strict)
+	assert.ErrorAs(t, err, &oe, "strict responses")
+	_, err = streamChat(enc, toks, Sampling{}, strict)
+	assert.ErrorAs(t, err, &oe, "strict chat stream")
+	_, err = streamResponses(enc, toks, Sampling{}, strict)
+	assert.ErrorAs(t, err, &oe, "strict responses stream")
+
 }

@@ -2,7 +2,6 @@ package openaicompat
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -11,6 +10,8 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestHTTPError checks the status and body of every kind of error: what a
@@ -69,13 +70,10 @@ func TestHTTPError(t *testing.T) {
 			`{"error":{"message":"` + (&harmony.RenderError{MessageIndex: 0, Err: harmony.ErrInvalidHeader}).Error() + `","type":"server_error","param":null,"code":null}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.err == nil {
-				t.Fatal("no error")
-			}
+			require.Error(t, tc.err)
 			status, body := HTTPError(tc.err)
-			if got := marshalLine(body); status != tc.status || got != tc.body+"\n" {
-				t.Errorf("HTTPError(%v) = %d %s, want %d %s", tc.err, status, got, tc.status, tc.body)
-			}
+			assert.Equal(t, tc.status, status, "HTTPError(%v)", tc.err)
+			assert.Equal(t, tc.body+"\n", marshalLine(body), "HTTPError(%v)", tc.err)
 		})
 	}
 }
@@ -88,31 +86,19 @@ func TestRenderableRequests(t *testing.T) {
 	bad := []string{"{\"properties\":{\"a\xff\":{}}}", strings.Repeat(`{"a":`, 129) + "1" + strings.Repeat("}", 129), `{"default":-1e400}`}
 	for i, schema := range bad {
 		var chat ChatCompletionRequest
-		if err := DecodeRequest([]byte(`{"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":`+schema+`}}]}`), &chat); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, DecodeRequest([]byte(`{"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":`+schema+`}}]}`), &chat))
 		_, err := chat.Conversation(nil)
-		if !errors.Is(err, ErrInvalidTool) {
-			t.Errorf("chat schema %d: %v, want ErrInvalidTool", i, err)
-		}
+		assert.ErrorIs(t, err, ErrInvalidTool, "chat schema %d", i)
 		var resp ResponsesRequest
-		if err := DecodeRequest([]byte(`{"input":"hi","text":{"format":{"type":"json_schema","name":"r","schema":`+schema+`}}}`), &resp); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, DecodeRequest([]byte(`{"input":"hi","text":{"format":{"type":"json_schema","name":"r","schema":`+schema+`}}}`), &resp))
 		_, err = resp.Conversation(nil)
-		if !errors.Is(err, ErrInvalidRequest) {
-			t.Errorf("responses schema %d: %v, want ErrInvalidRequest", i, err)
-		}
+		assert.ErrorIs(t, err, ErrInvalidRequest, "responses schema %d", i)
 	}
 	var ok ChatCompletionRequest
-	if err := DecodeRequest([]byte(`{"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":`+strings.Repeat(`{"a":`, 120)+"1"+strings.Repeat("}", 120)+`}}]}`), &ok); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, DecodeRequest([]byte(`{"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","parameters":`+strings.Repeat(`{"a":`, 120)+"1"+strings.Repeat("}", 120)+`}}]}`), &ok))
 	conv, err := ok.Conversation(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	_, err = enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
+	require.NoError(t, err)
+
 }

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestItemMarshalTrims checks that an item decoded with fields of other
@@ -25,11 +28,8 @@ func TestItemMarshalTrims(t *testing.T) {
 			`{"type":"message","role":"user","content":[{"type":"input_image","image_url":"u"}]}`},
 	} {
 		var it Item
-		if err := json.Unmarshal([]byte(tc.in), &it); err != nil {
-			t.Fatal(err)
-		}
-		if got := strings.TrimSpace(marshalLine(it)); got != tc.want {
-			t.Errorf("%s\n got %s\nwant %s", tc.in, got, tc.want)
-		}
+		require.NoError(t, json.Unmarshal([]byte(tc.in), &it))
+		assert.Equal(t, tc.want, strings.TrimSpace(marshalLine(it)), tc.in)
+
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestLongCallLinear converts a tool call with long arguments, whole and
@@ -16,9 +18,7 @@ func TestLongCallLinear(t *testing.T) {
 	enc := testenc.Encoding(t)
 	args := `{"text": "` + strings.Repeat("lorem ipsum dolor sit amet ", 4000) + `"}`
 	toks := enc.EncodeWithSpecialTokens(`<|channel|>commentary to=functions.f <|constrain|>json<|message|>` + args + `<|call|>`)
-	if len(toks) < 15000 {
-		t.Fatalf("only %d tokens", len(toks))
-	}
+	require.GreaterOrEqual(t, len(toks), 15000, "tokens")
 	limit := uint64(400 * len(toks)) // generous: the stream's chunks cost ~200 bytes a token
 	measure := func(name string, run func() string) {
 		t.Helper()
@@ -27,18 +27,12 @@ func TestLongCallLinear(t *testing.T) {
 		runtime.ReadMemStats(&before)
 		got := run()
 		runtime.ReadMemStats(&after)
-		if got != args {
-			t.Errorf("%s: arguments differ (%d bytes, want %d)", name, len(got), len(args))
-		}
-		if n := after.TotalAlloc - before.TotalAlloc; n > limit {
-			t.Errorf("%s: %d bytes allocated for %d tokens, want at most %d", name, n, len(toks), limit)
-		}
+		assert.True(t, got == args, "%s: arguments differ (%d bytes, want %d)", name, len(got), len(args))
+		assert.LessOrEqual(t, after.TotalAlloc-before.TotalAlloc, limit, "%s: bytes allocated for %d tokens", name, len(toks))
 	}
 	measure("chat whole", func() string {
 		r, err := ChatCompletionFromTokens(enc, toks, Sampling{}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return r.Choices[0].Message.ToolCalls[0].Function.Arguments
 	})
 	measure("chat stream", func() string {
@@ -46,9 +40,7 @@ func TestLongCallLinear(t *testing.T) {
 		var b strings.Builder
 		for _, x := range toks {
 			chunks, err := c.Process(x)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for _, ch := range chunks {
 				for _, tc := range ch.Choices[0].Delta.ToolCalls {
 					b.WriteString(tc.Function.Arguments)
@@ -59,9 +51,8 @@ func TestLongCallLinear(t *testing.T) {
 	})
 	measure("responses whole", func() string {
 		r, err := ResponseFromTokens(enc, toks, Sampling{}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+
 		return r.Output[0].Arguments
 	})
 }

@@ -5,6 +5,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestHandWrittenFields checks that the MarshalJSON methods written with
@@ -18,19 +21,14 @@ func TestHandWrittenFields(t *testing.T) {
 		rv := reflect.ValueOf(v).Elem()
 		fill(rv)
 		data, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var got map[string]json.RawMessage
-		if err := json.Unmarshal(data, &got); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal(data, &got))
 		for i := 0; i < rv.NumField(); i++ {
 			name, _, _ := strings.Cut(rv.Type().Field(i).Tag.Get("json"), ",")
-			if _, ok := got[name]; !ok {
-				t.Errorf("%s: %s.MarshalJSON leaves out %q: %s", rv.Type().Field(i).Name, rv.Type().Name(), name, data)
-			}
+			assert.Contains(t, got, name, "%s: %s.MarshalJSON leaves out %q: %s", rv.Type().Field(i).Name, rv.Type().Name(), name, data)
 		}
+
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestResultsInCallOrder sends three parallel calls to one function and
@@ -42,23 +44,17 @@ func TestResultsInCallOrder(t *testing.T) {
 				body = `{"tools":[{"type":"function","name":"w"}],"input":[{"role":"user","content":"?"},` + strings.Join(items, ",") + `]}`
 			}
 			conv, err := convertRequest(api, body)
-			if err != nil {
-				t.Fatalf("%s %v: %v", api, p, err)
-			}
+			require.NoError(t, err, "%s %v", api, p)
 			toks, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			got, _ := enc.Decode(toks)
 			if want == "" {
 				want = got
-				if a, b, c := strings.Index(got, "weather in Oslo"), strings.Index(got, "weather in Lima"), strings.Index(got, "weather in Pune"); !(a >= 0 && a < b && b < c) {
-					t.Fatalf("results not in call order:\n%s", got)
-				}
+				a, b, c := strings.Index(got, "weather in Oslo"), strings.Index(got, "weather in Lima"), strings.Index(got, "weather in Pune")
+				require.True(t, a >= 0 && a < b && b < c, "results not in call order:\n%s", got)
 			}
-			if got != want {
-				t.Errorf("%s %v renders\n%s\nwant\n%s", api, p, got, want)
-			}
+			assert.Equal(t, want, got, "%s %v renders", api, p)
+
 		}
 	}
 }

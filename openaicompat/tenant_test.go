@@ -1,9 +1,10 @@
 package openaicompat
 
 import (
-	"errors"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // ownerStore is an ItemStore and a ResponseStore that keeps each owner's
@@ -43,30 +44,29 @@ func TestOwnerStores(t *testing.T) {
 		`{` + tools + `,"previous_response_id":"resp_a","input":[{"type":"function_call_output","call_id":"call_secret","output":"x"}]}`,
 	} {
 		var r ResponsesRequest
-		if err := DecodeRequest([]byte(body), &r); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, DecodeRequest([]byte(body), &r))
 		// The owner resolves its own ids; the last two bodies are errors
 		// of the request itself, which may name its own stored call.
 		_, errA := r.Conversation(&RequestOptions{Owner: "a", Items: full, Responses: full})
-		if errA != nil && !errors.Is(errA, ErrMissingToolResult) {
-			t.Errorf("%s: owner a: %v", body, errA)
+		if errA != nil {
+			assert.ErrorIs(t, errA, ErrMissingToolResult, "%s: owner a", body)
 		}
 		for _, owner := range []string{"b", ""} {
 			_, got := r.Conversation(&RequestOptions{Owner: owner, Items: full, Responses: full})
 			_, want := r.Conversation(&RequestOptions{Owner: owner, Items: empty, Responses: empty})
-			if got == nil || want == nil || got.Error() != want.Error() {
-				t.Errorf("%s: owner %q: %v\nwant the error of an unknown id: %v", body, owner, got, want)
+			if !assert.Error(t, got, "%s: owner %q", body, owner) || !assert.Error(t, want, "%s: unknown ids", body) ||
+				!assert.EqualError(t, got, want.Error(), "%s: owner %q: want the error of an unknown id", body, owner) {
 				continue
 			}
 			gs, gb := HTTPError(got)
 			ws, wb := HTTPError(want)
-			if gs != ws || gs != 400 || marshalLine(gb) != marshalLine(wb) {
-				t.Errorf("%s: owner %q: %d %s, want %d %s", body, owner, gs, marshalLine(gb), ws, marshalLine(wb))
-			}
-			if b := marshalLine(gb); strings.Contains(b, "secret") || strings.Contains(b, "launch") {
-				t.Errorf("%s: owner %q: the error quotes a's items: %s", body, owner, b)
-			}
+			assert.Equal(t, 400, gs, "%s: owner %q", body, owner)
+			assert.Equal(t, ws, gs, "%s: owner %q", body, owner)
+			assert.Equal(t, marshalLine(wb), marshalLine(gb), "%s: owner %q", body, owner)
+			b := marshalLine(gb)
+			assert.NotContains(t, b, "secret", "%s: owner %q: the error quotes a's items", body, owner)
+			assert.NotContains(t, b, "launch", "%s: owner %q: the error quotes a's items", body, owner)
+
 		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-harmony/harmony/internal/testsupport/golden"
 	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/wild"
@@ -29,9 +31,7 @@ func wildExtract(t *testing.T, enc *harmony.Encoding, c wild.Case) wild.Extracti
 	opts := &ResponseOptions{ExpectStart: c.Start == "", Tools: c.Tools, BuiltinTools: c.Builtins,
 		IDGenerator: counter(), Created: 1}
 	r, err := ChatCompletionFromTokens(enc, toks, Sampling{}, opts)
-	if err != nil {
-		t.Fatalf("%s: %v", c.ID, err)
-	}
+	require.NoError(t, err, c.ID)
 	m := r.Choices[0].Message
 	got := wild.Extraction{Reasoning: m.Reasoning}
 	if m.Content != nil {
@@ -50,17 +50,11 @@ func wildExtract(t *testing.T, enc *harmony.Encoding, c wild.Case) wild.Extracti
 func TestWildOutputs(t *testing.T) {
 	enc := testenc.Encoding(t)
 	cases, err := wild.Load("../testdata/wild")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(cases) < 60 {
-		t.Errorf("the corpus has %d cases, want at least 60", len(cases))
-	}
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, len(cases), 60, "cases in the corpus")
 	for _, c := range cases {
 		t.Run(c.File, func(t *testing.T) {
-			if err := wild.AtLeast(wildExtract(t, enc, c), c.Best); err != nil {
-				t.Errorf("%s (%s): %v", c.ID, c.Kind, err)
-			}
+			assert.NoError(t, wild.AtLeast(wildExtract(t, enc, c), c.Best), "%s (%s)", c.ID, c.Kind)
 		})
 	}
 }
@@ -76,17 +70,13 @@ const (
 func TestWildREADME(t *testing.T) {
 	enc := testenc.Encoding(t)
 	cases, err := wild.Load("../testdata/wild")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got := map[string]wild.Extraction{}
 	for _, c := range cases {
 		got[c.File] = wildExtract(t, enc, c)
 	}
 	table, err := wild.Table(cases, got)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	projects, tests, issues := wild.Sources(cases)
 	names := make([]string, 0, len(projects))
 	for p := range projects {
@@ -105,21 +95,14 @@ func TestWildREADME(t *testing.T) {
 		len(cases), tests, issues, strings.Join(src, ", "), table)
 
 	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	before, rest, ok1 := strings.Cut(string(readme), wildBegin)
 	old, after, ok2 := strings.Cut(rest, wildEnd)
-	if !ok1 || !ok2 {
-		t.Fatalf("README.md lacks the markers %q and %q", wildBegin, wildEnd)
-	}
+	require.True(t, ok1 && ok2, "README.md lacks the markers %q and %q", wildBegin, wildEnd)
 	if golden.Updating() {
-		if err := os.WriteFile("../README.md", []byte(before+wildBegin+section+wildEnd+after), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile("../README.md", []byte(before+wildBegin+section+wildEnd+after), 0o644))
 		return
 	}
-	if old != section {
-		t.Errorf("README.md's wild section is out of date (go test ./openaicompat -run TestWildREADME -update):\n--- got\n%s\n--- README\n%s", section, old)
-	}
+	assert.Equal(t, old, section, "README.md's wild section is out of date (go test ./openaicompat -run TestWildREADME -update)")
+
 }
