@@ -1,14 +1,14 @@
 package openaicompat
 
 import (
-	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // longChat is a Chat Completions request of n answered turns, each with a
@@ -31,42 +31,35 @@ func TestRenderPromptChat(t *testing.T) {
 	prompt := func(body string, opts *RequestOptions) ([]harmony.Token, harmony.Conversation, error) {
 		t.Helper()
 		var req ChatCompletionRequest
-		if err := DecodeRequest([]byte(body), &req); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, DecodeRequest([]byte(body), &req))
 		conv, err := req.Conversation(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		toks, err := req.RenderPrompt(enc, conv, opts)
 		return toks, conv, err
 	}
 	body := longChat(10, "")
 	full, conv, err := prompt(body, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want, _ := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil); !slices.Equal(full, want) {
-		t.Fatal("without a context window, the prompt is not the plain render")
-	}
+	require.NoError(t, err)
+	plain, _ := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
+	require.Equal(t, plain, full, "without a context window, the prompt is not the plain render")
 	window := len(full) + DefaultCompletionReserve
 
 	// Fits: the prompt is unchanged.
 	got, _, err := prompt(body, &RequestOptions{ContextWindow: window})
-	if err != nil || !slices.Equal(got, full) {
-		t.Fatalf("fits: %v", err)
-	}
+	require.NoError(t, err, "fits")
+	require.Equal(t, full, got, "fits")
 	// One token short: a 400, by default.
 	_, _, err = prompt(body, &RequestOptions{ContextWindow: window - 1})
 	status, resp := HTTPError(err)
 	want := fmt.Sprintf(`{"error":{"message":"messages: context length exceeded: this model's maximum context length is %d tokens, but %d were requested (%d in the messages, %d for the completion): shorten the messages or the completion's max tokens","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`,
 		window-1, window, len(full), DefaultCompletionReserve)
-	if got := marshalLine(resp); status != 400 || got != want+"\n" {
-		t.Errorf("got %d %s\nwant 400 %s", status, got, want)
-	}
+	assert.Equal(t, 400, status)
+	assert.Equal(t, want+"\n", marshalLine(resp))
+	assert.ErrorIs(t, err, ErrContextLengthExceeded)
+	assert.ErrorIs(t, err, harmony.ErrContextTooLong)
 	var be *harmony.BudgetError
-	if !errors.Is(err, ErrContextLengthExceeded) || !errors.Is(err, harmony.ErrContextTooLong) || !errors.As(err, &be) || be.Tokens != len(full) {
-		t.Errorf("%v does not wrap the sentinels and the counts", err)
+	if assert.ErrorAs(t, err, &be) {
+		assert.Equal(t, len(full), be.Tokens, "BudgetError.Tokens")
 	}
 	// The request's max tokens is the reserve, else the server's.
 	for _, tc := range []struct {
@@ -80,42 +73,42 @@ func TestRenderPromptChat(t *testing.T) {
 		{`"max_tokens":100,`, RequestOptions{CompletionReserve: 300}, 100},
 	} {
 		tc.opts.ContextWindow = len(full) + tc.reserve
-		if _, _, err := prompt(longChat(10, tc.extra), &tc.opts); err != nil {
-			t.Errorf("%s %+v: %v", tc.extra, tc.opts, err)
-		}
+		_, _, err := prompt(longChat(10, tc.extra), &tc.opts)
+		assert.NoError(t, err, "%s %+v", tc.extra, tc.opts)
 		tc.opts.ContextWindow--
-		if _, _, err := prompt(longChat(10, tc.extra), &tc.opts); !errors.Is(err, ErrContextLengthExceeded) {
-			t.Errorf("%s %+v: %v, want an error", tc.extra, tc.opts, err)
-		}
+		_, _, err = prompt(longChat(10, tc.extra), &tc.opts)
+		assert.ErrorIs(t, err, ErrContextLengthExceeded, "%s %+v", tc.extra, tc.opts)
 	}
 	// Truncation by the server's choice: old tool output goes first, then
 	// old turns.
 	opts := &RequestOptions{ContextWindow: window - 1, Truncation: TruncationAuto}
 	got, conv, err = prompt(body, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	fitted, r, err := enc.RenderConversationWithinBudget(conv, harmony.RoleAssistant, harmony.Budget{MaxTokens: window - 1, Reserve: DefaultCompletionReserve}, nil)
-	if err != nil || !slices.Equal(got, fitted) || len(r.Elided) != 1 || r.DroppedTurns != 0 {
-		t.Errorf("auto: %v, %+v", err, r)
+	if assert.NoError(t, err, "auto") {
+		assert.Equal(t, fitted, got, "auto")
+		assert.Len(t, r.Elided, 1, "auto: %+v", r)
+		assert.Equal(t, 0, r.DroppedTurns, "auto: %+v", r)
 	}
 	opts.ContextWindow = DefaultCompletionReserve + 400
 	got, _, err = prompt(body, opts)
-	if err != nil || len(got) > 400 {
-		t.Fatalf("auto, small window: %d tokens, %v", len(got), err)
-	}
-	if text, _ := enc.Decode(got); !strings.Contains(text, "[tool output elided]") || strings.Contains(text, "Question 0?") || !strings.HasSuffix(text, "<|start|>user<|message|>And now?<|end|><|start|>assistant") {
-		t.Errorf("auto, small window: %q", text)
-	}
+	require.NoError(t, err, "auto, small window")
+	require.LessOrEqual(t, len(got), 400, "auto, small window: tokens")
+	text, _ := enc.Decode(got)
+	assert.Contains(t, text, "[tool output elided]", "auto, small window")
+	assert.NotContains(t, text, "Question 0?", "auto, small window")
+	assert.True(t, strings.HasSuffix(text, "<|start|>user<|message|>And now?<|end|><|start|>assistant"), "auto, small window: %q", text)
 	// Too small even for the system and developer messages and the question.
 	opts.ContextWindow = DefaultCompletionReserve + 50
 	_, _, err = prompt(body, opts)
-	if !errors.Is(err, ErrContextLengthExceeded) || !strings.Contains(err.Error(), "(at least ") || !strings.Contains(err.Error(), " in the messages even with its older turns dropped, 4096 for the completion)") {
-		t.Errorf("auto, tiny window: %v", err)
+	if assert.ErrorIs(t, err, ErrContextLengthExceeded, "auto, tiny window") {
+		assert.ErrorContains(t, err, "(at least ", "auto, tiny window")
+		assert.ErrorContains(t, err, " in the messages even with its older turns dropped, 4096 for the completion)", "auto, tiny window")
 	}
 	opts.Truncation = "sometimes"
-	if _, _, err = prompt(body, opts); err == nil || errors.As(err, new(*RequestError)) {
-		t.Errorf("bad RequestOptions.Truncation: %v, want a server error", err)
+	_, _, err = prompt(body, opts)
+	if assert.Error(t, err, "bad RequestOptions.Truncation: want a server error") {
+		assert.NotErrorAs(t, err, new(*RequestError), "bad RequestOptions.Truncation: want a server error")
 	}
 }
 
@@ -129,9 +122,7 @@ func TestRenderPromptResponses(t *testing.T) {
 		`{"role":"user","content":[{"type":"input_text","text":"And this? "},` + image + `]}]`
 	decode := func(extra string) *ResponsesRequest {
 		var req ResponsesRequest
-		if err := DecodeRequest([]byte(`{"model":"m",`+extra+`"input":`+input+`}`), &req); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, DecodeRequest([]byte(`{"model":"m",`+extra+`"input":`+input+`}`), &req))
 		return &req
 	}
 	render := func(req *ResponsesRequest, opts *RequestOptions) ([]harmony.Token, error) {
@@ -143,9 +134,7 @@ func TestRenderPromptResponses(t *testing.T) {
 	}
 	opts := &RequestOptions{ImagePlaceholder: "[an image: a chart of sales by month, in blue, with a legend and a title]"}
 	full, err := render(decode(`"max_output_tokens":100,`), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	opts.ContextWindow = len(full) + 99 // one token short
 	for _, tc := range []struct {
 		extra, code, param string
@@ -156,35 +145,33 @@ func TestRenderPromptResponses(t *testing.T) {
 		{`"truncation":"middle",`, "invalid_request", "truncation"},
 	} {
 		_, err := render(decode(`"max_output_tokens":100,`+tc.extra), opts)
+		if tc.code == "" {
+			assert.NoError(t, err, tc.extra)
+			continue
+		}
 		var re *RequestError
-		switch {
-		case tc.code == "" && err != nil:
-			t.Errorf("%s: %v", tc.extra, err)
-		case tc.code != "" && (!errors.As(err, &re) || re.Code != tc.code || re.Param != tc.param):
-			t.Errorf("%s: %v, want code %s param %s", tc.extra, err, tc.code, tc.param)
+		if assert.ErrorAs(t, err, &re, tc.extra) {
+			assert.Equal(t, tc.code, re.Code, tc.extra)
+			assert.Equal(t, tc.param, re.Param, tc.extra)
 		}
 	}
 	// With truncation auto, the older image is elided first.
 	got, err := render(decode(`"max_output_tokens":100,"truncation":"auto",`), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	text, _ := enc.Decode(got)
-	if !strings.Contains(text, "Look at this: [image elided]") || !strings.Contains(text, "And this? "+opts.ImagePlaceholder) || strings.Contains(text, "[tool output elided]") {
-		t.Errorf("auto: %q", text)
-	}
+	assert.Contains(t, text, "Look at this: [image elided]", "auto")
+	assert.Contains(t, text, "And this? "+opts.ImagePlaceholder, "auto")
+	assert.NotContains(t, text, "[tool output elided]", "auto")
 	// The server's default applies when the request does not say, not when
 	// it says "disabled".
 	opts.Truncation = TruncationAuto
-	if _, err := render(decode(`"max_output_tokens":100,`), opts); err != nil {
-		t.Errorf("server default auto: %v", err)
-	}
-	if _, err := render(decode(`"max_output_tokens":100,"truncation":"disabled",`), opts); !errors.Is(err, ErrContextLengthExceeded) {
-		t.Errorf("request disabled over server auto: %v", err)
-	}
+	_, err = render(decode(`"max_output_tokens":100,`), opts)
+	assert.NoError(t, err, "server default auto")
+	_, err = render(decode(`"max_output_tokens":100,"truncation":"disabled",`), opts)
+	assert.ErrorIs(t, err, ErrContextLengthExceeded, "request disabled over server auto")
 	// The field round-trips.
 	req := decode(`"truncation":"auto",`)
-	if req.Truncation != TruncationAuto || !strings.Contains(marshalLine(req), `"truncation":"auto"`) || strings.Contains(marshalLine(decode("")), "truncation") {
-		t.Errorf("truncation field: %+v", req)
-	}
+	assert.Equal(t, TruncationAuto, req.Truncation, "truncation field")
+	assert.Contains(t, marshalLine(req), `"truncation":"auto"`, "truncation field")
+	assert.NotContains(t, marshalLine(decode("")), "truncation", "truncation field")
 }

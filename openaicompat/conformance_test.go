@@ -10,6 +10,8 @@ import (
 	"github.com/go-harmony/harmony/internal/testsupport/conformance"
 	"github.com/go-harmony/harmony/internal/testsupport/sample"
 	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestConformanceStreamsMatchWhole runs every parse and stream case of the
@@ -31,9 +33,7 @@ import (
 func TestConformanceStreamsMatchWhole(t *testing.T) {
 	enc := testenc.Encoding(t)
 	cases, err := conformance.Load(filepath.Join("..", "testdata", "conformance", "parse.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	every := 1
 	if sample.Sampled() {
 		every = 4
@@ -68,17 +68,13 @@ func TestConformanceStreamsMatchWhole(t *testing.T) {
 			}
 			failed := checkChatConformance(t, name, enc, toks, msgs, opts)
 			failed2 := checkResponsesConformance(t, name, enc, toks, msgs, opts)
-			if failed != failed2 {
-				t.Errorf("%s: chat failed %v, responses failed %v", name, failed, failed2)
-			}
+			assert.Equal(t, failed, failed2, "%s: chat failed %v, responses failed", name, failed)
 			if failed {
 				failedAlike++
 			}
 		}
 	}
-	if ran < 300/every {
-		t.Errorf("only %d cases ran", ran)
-	}
+	assert.GreaterOrEqual(t, ran, 300/every, "case runs")
 	t.Logf("%d case runs: %d failed alike as malformed", ran, failedAlike)
 }
 
@@ -95,38 +91,31 @@ func checkChatConformance(t *testing.T, name string, enc *harmony.Encoding, toks
 	}
 	c.Finish(Sampling{})
 	same := reflect.DeepEqual(c.Messages(), msgs) || (len(msgs) == 0 && len(c.Messages()) == 0)
-	if !same && wholeErr == nil {
-		t.Errorf("%s: the stream converter saw other messages than harmony", name)
-	}
 	if wholeErr != nil {
-		if streamErr == nil || (same && (tokErr == nil || tokErr.Error() != wholeErr.Error())) {
-			t.Errorf("%s: whole failed (%v), stream error %v, from tokens error %v", name, wholeErr, streamErr, tokErr)
+		assert.Error(t, streamErr, "%s: whole failed (%v), stream did not", name, wholeErr)
+		if same {
+			assert.EqualError(t, tokErr, wholeErr.Error(), "%s: from tokens, whole failed", name)
 		}
 		return true
 	}
-	if streamErr != nil || tokErr != nil {
-		t.Errorf("%s: whole succeeded, stream error %v, from tokens error %v", name, streamErr, tokErr)
+	assert.True(t, same, "%s: the stream converter saw other messages than harmony", name)
+	streamOK := assert.NoError(t, streamErr, "%s: whole succeeded, stream failed", name)
+	tokOK := assert.NoError(t, tokErr, "%s: whole succeeded, from tokens failed", name)
+	if !streamOK || !tokOK {
 		return false
 	}
 	m, finish, err := foldChunks(chunks)
-	if err != nil {
-		t.Errorf("%s: %v", name, err)
+	if !assert.NoError(t, err, name) {
 		return false
 	}
 	// The usage is counted from tokens; a response from messages has none.
-	if u := fromTokens.Usage; u == nil || u.CompletionTokens != len(toks) {
-		t.Errorf("%s: usage %s, want %d completion tokens", name, marshalLine(u), len(toks))
+	if u := fromTokens.Usage; assert.NotNil(t, u, "%s: usage", name) {
+		assert.Equal(t, len(toks), u.CompletionTokens, "%s: usage's completion tokens", name)
 	}
 	fromTokens.Usage = nil
-	if a, b := marshalLine(fromTokens), marshalLine(whole); a != b {
-		t.Errorf("%s: from tokens\n%s differs from parsed\n%s", name, a, b)
-	}
-	if err := sameChatMessage(m, whole.Choices[0].Message); err != nil {
-		t.Errorf("%s: %v", name, err)
-	}
-	if finish != whole.Choices[0].FinishReason {
-		t.Errorf("%s: streamed finish %q, whole %q", name, finish, whole.Choices[0].FinishReason)
-	}
+	assert.Equal(t, marshalLine(whole), marshalLine(fromTokens), "%s: from tokens differs from parsed", name)
+	assert.NoError(t, sameChatMessage(m, whole.Choices[0].Message), name)
+	assert.Equal(t, whole.Choices[0].FinishReason, finish, "%s: streamed finish", name)
 	return false
 }
 
@@ -142,35 +131,28 @@ func checkResponsesConformance(t *testing.T, name string, enc *harmony.Encoding,
 	c.Finish(Sampling{})
 	same := reflect.DeepEqual(c.Messages(), msgs) || (len(msgs) == 0 && len(c.Messages()) == 0)
 	if wholeErr != nil {
-		if streamErr == nil {
-			t.Errorf("%s: whole failed (%v), stream did not", name, wholeErr)
-		}
+		assert.Error(t, streamErr, "%s: whole failed (%v), stream did not", name, wholeErr)
 		return true
 	}
-	if streamErr != nil || tokErr != nil {
-		t.Errorf("%s: whole succeeded, stream error %v, from tokens error %v", name, streamErr, tokErr)
+	streamOK := assert.NoError(t, streamErr, "%s: whole succeeded, stream failed", name)
+	tokOK := assert.NoError(t, tokErr, "%s: whole succeeded, from tokens failed", name)
+	if !streamOK || !tokOK {
 		return false
 	}
 	final, err := foldEvents(events)
-	if err != nil {
-		t.Errorf("%s: %v", name, err)
+	if !assert.NoError(t, err, name) {
 		return false
 	}
-	if !same {
-		t.Errorf("%s: the stream converter saw other messages than harmony", name)
-	}
-	if a, b := marshalLine(final), marshalLine(fromTokens); a != b {
-		t.Errorf("%s: streamed\n%s differs from whole\n%s", name, a, b)
-	}
+	assert.True(t, same, "%s: the stream converter saw other messages than harmony", name)
+	assert.Equal(t, marshalLine(fromTokens), marshalLine(final), "%s: streamed differs from whole", name)
 	// The usage is counted from tokens; a response from messages has none.
-	if u := fromTokens.Usage; u == nil || u.OutputTokens != len(toks) {
-		t.Errorf("%s: usage %s, want %d output tokens", name, marshalLine(u), len(toks))
+	if u := fromTokens.Usage; assert.NotNil(t, u, "%s: usage", name) {
+		assert.Equal(t, len(toks), u.OutputTokens, "%s: usage's output tokens", name)
 	}
 	fromTokens.Usage = nil
-	if a, b := marshalLine(fromTokens), marshalLine(whole); a != b {
-		t.Errorf("%s: from tokens\n%s differs from parsed\n%s", name, a, b)
-	}
+	assert.Equal(t, marshalLine(whole), marshalLine(fromTokens), "%s: from tokens differs from parsed", name)
 	return false
+
 }
 
 // parseMode is the harmony parse mode of a conversion: recovery unless

@@ -2,7 +2,6 @@ package openaicompat
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,6 +9,8 @@ import (
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/constrain"
 	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // accepts reports whether env accepts the completion text (special tokens
@@ -60,31 +61,19 @@ func TestRequestMatcher(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var chat ChatCompletionRequest
-		if err := DecodeRequest([]byte(tt.chat), &chat); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, DecodeRequest([]byte(tt.chat), &chat))
 		var resp ResponsesRequest
-		if err := DecodeRequest([]byte(tt.responses), &resp); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, DecodeRequest([]byte(tt.responses), &resp))
 		ce, err := chat.Matcher(enc, nil)
-		if err != nil {
-			t.Fatalf("%s: chat: %v", tt.name, err)
-		}
+		require.NoError(t, err, "%s: chat", tt.name)
 		re, err := resp.Matcher(enc, nil)
-		if err != nil {
-			t.Fatalf("%s: responses: %v", tt.name, err)
-		}
+		require.NoError(t, err, "%s: responses", tt.name)
 		for api, env := range map[string]*constrain.Envelope{"chat": ce, "responses": re} {
 			for _, s := range tt.accept {
-				if !accepts(t, enc, env, s) {
-					t.Errorf("%s %s: refused %s", tt.name, api, s)
-				}
+				assert.True(t, accepts(t, enc, env, s), "%s %s: refused %s", tt.name, api, s)
 			}
 			for _, s := range tt.refuse {
-				if accepts(t, enc, env, s) {
-					t.Errorf("%s %s: accepted %s", tt.name, api, s)
-				}
+				assert.False(t, accepts(t, enc, env, s), "%s %s: accepted %s", tt.name, api, s)
 			}
 		}
 	}
@@ -99,16 +88,12 @@ func TestRequestMatcherErrors(t *testing.T) {
 		`{"model":"m","messages":[],"response_format":{"type":"xml"}}`:                                                              ErrInvalidRequest,
 	} {
 		var req ChatCompletionRequest
-		if err := DecodeRequest([]byte(body), &req); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, DecodeRequest([]byte(body), &req))
 		_, err := req.Matcher(enc, nil)
-		if !errors.Is(err, want) {
-			t.Errorf("%s: got %v, want %v", body, err, want)
-		}
-		var se *constrain.SchemaError
-		if want == constrain.ErrUnsupported && !errors.As(err, &se) {
-			t.Errorf("%s: %v is not a *constrain.SchemaError", body, err)
+		assert.ErrorIs(t, err, want, body)
+		if want == constrain.ErrUnsupported {
+			var se *constrain.SchemaError
+			assert.ErrorAs(t, err, &se, body)
 		}
 	}
 }
@@ -129,9 +114,8 @@ func TestMatcherBudget(t *testing.T) {
 	}
 	params.WriteString(`]}`)
 	alone := &constrain.Budget{}
-	if _, err := constrain.CompileJSONSchema(enc, []byte(params.String()), &constrain.Options{Budget: alone}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := constrain.CompileJSONSchema(enc, []byte(params.String()), &constrain.Options{Budget: alone})
+	require.NoError(t, err)
 	states, bytes := alone.Spent()
 	k := min(constrain.DefaultMaxStates/states, constrain.DefaultMaxBytes/bytes) // tools that fit
 	n := k + 2
@@ -145,24 +129,19 @@ func TestMatcherBudget(t *testing.T) {
 	}
 	body.WriteString(`]}`)
 	var req ChatCompletionRequest
-	if err := DecodeRequest([]byte(body.String()), &req); err != nil {
-		t.Fatal(err)
-	}
-	_, err := req.Matcher(enc, nil)
+	require.NoError(t, DecodeRequest([]byte(body.String()), &req))
+	_, err = req.Matcher(enc, nil)
 	var se *constrain.SchemaError
-	if !errors.As(err, &se) || !errors.Is(err, constrain.ErrTooComplex) {
-		t.Fatalf("%d tools: got %v, want the budget's *constrain.SchemaError", n, err)
-	}
-	if want := fmt.Sprintf("(tools[%d])", k); !strings.Contains(err.Error(), want) {
-		t.Errorf("%d tools: %v does not name tools[%d]", n, err, k)
-	}
+	require.ErrorAs(t, err, &se, "%d tools: want the budget's *constrain.SchemaError", n)
+	require.ErrorIs(t, err, constrain.ErrTooComplex, "%d tools: want the budget's *constrain.SchemaError", n)
+	assert.ErrorContains(t, err, fmt.Sprintf("(tools[%d])", k), "%d tools", n)
 	// With a budget of its own, each compiles.
-	if _, err := req.Matcher(enc, &constrain.Options{Budget: &constrain.Budget{MaxStates: 1 << 30, MaxBytes: 1 << 40}}); err != nil {
-		t.Errorf("with a large budget: %v", err)
-	}
+	_, err = req.Matcher(enc, &constrain.Options{Budget: &constrain.Budget{MaxStates: 1 << 30, MaxBytes: 1 << 40}})
+	assert.NoError(t, err, "with a large budget")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := req.MatcherContext(ctx, enc, nil); !errors.Is(err, context.Canceled) || errors.As(err, &se) {
-		t.Errorf("canceled: %v", err)
-	}
+	_, err = req.MatcherContext(ctx, enc, nil)
+	assert.ErrorIs(t, err, context.Canceled, "canceled")
+	assert.NotErrorAs(t, err, &se, "canceled")
+
 }

@@ -2,11 +2,11 @@ package openaicompat
 
 import (
 	"encoding/json"
-	"errors"
-	"reflect"
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestDeclaredTools: a message to a recipient becomes a tool call only for
@@ -40,29 +40,24 @@ func TestDeclaredTools(t *testing.T) {
 			opts := &ResponseOptions{Tools: tc.tools, BuiltinTools: tc.builtins, IDGenerator: counter(), Created: 1}
 			toks := enc.EncodeWithSpecialTokens(tc.completion)
 			r, err := ChatCompletionFromTokens(enc, toks, Sampling{}, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			m := r.Choices[0].Message
 			var calls []string
 			for _, c := range m.ToolCalls {
 				calls = append(calls, c.Function.Name)
 			}
-			if tc.wantCall == "" && len(calls) != 0 || tc.wantCall != "" && !reflect.DeepEqual(calls, []string{tc.wantCall}) {
-				t.Errorf("calls %q, want %q", calls, tc.wantCall)
+			if tc.wantCall == "" {
+				assert.Empty(t, calls, "calls")
+			} else {
+				assert.Equal(t, []string{tc.wantCall}, calls, "calls")
 			}
-			if m.Reasoning != tc.reasoning {
-				t.Errorf("reasoning %q, want %q", m.Reasoning, tc.reasoning)
-			}
+			assert.Equal(t, tc.reasoning, m.Reasoning, "reasoning")
 			c, _ := NewChatStreamConverter(enc, opts)
 			for _, x := range toks {
-				if _, err := c.Process(x); err != nil {
-					t.Fatal(err)
-				}
+				_, err := c.Process(x)
+				require.NoError(t, err)
 			}
-			if c.Dropped() != tc.dropped {
-				t.Errorf("Dropped() = %d, want %d", c.Dropped(), tc.dropped)
-			}
+			assert.Equal(t, tc.dropped, c.Dropped(), "Dropped()")
 			if tc.wantCall != "" || tc.tools == nil && tc.builtins == nil {
 				return
 			}
@@ -70,8 +65,9 @@ func TestDeclaredTools(t *testing.T) {
 			opts.Strict = true
 			_, err = ChatCompletionFromTokens(enc, toks, Sampling{}, opts)
 			var oe *OutputError
-			if !errors.As(err, &oe) || !errors.Is(err, ErrUnexpectedMessage) || oe.MessageIndex != 0 {
-				t.Errorf("strict: %v, want an *OutputError for message 0 wrapping ErrUnexpectedMessage", err)
+			if assert.ErrorAs(t, err, &oe, "strict") {
+				assert.ErrorIs(t, err, ErrUnexpectedMessage, "strict")
+				assert.Equal(t, 0, oe.MessageIndex, "strict: the OutputError's message index")
 			}
 		})
 	}
@@ -85,29 +81,18 @@ func TestLenientDropsOtherRoles(t *testing.T) {
 		`<|start|>functions.f to=assistant<|channel|>commentary<|message|>{"fake":1}<|end|>`)
 	opts := &ResponseOptions{IDGenerator: counter(), Created: 1}
 	c, err := NewResponsesStreamConverter(enc, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, x := range toks {
-		if _, err := c.Process(x); err != nil {
-			t.Fatal(err)
-		}
+		_, err := c.Process(x)
+		require.NoError(t, err)
 	}
 	events, err := c.Finish(Sampling{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	out, _ := json.Marshal(events[len(events)-1].Response.Output)
 	const want = `[{"type":"message","id":"msg_2","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Hi","annotations":[],"logprobs":[]}]}]`
-	if string(out) != want {
-		t.Errorf("output %s\nwant   %s", out, want)
-	}
-	if c.Dropped() != 2 {
-		t.Errorf("Dropped() = %d, want 2", c.Dropped())
-	}
-	if n := len(c.Messages()); n != 3 {
-		t.Errorf("%d messages, want the 3 harmony parsed", n)
-	}
+	assert.Equal(t, want, string(out), "output")
+	assert.Equal(t, 2, c.Dropped(), "Dropped()")
+	assert.Len(t, c.Messages(), 3, "want the 3 messages harmony parsed")
 }
 
 // TestRequestDeclaresTools: a request's ResponseOptions says which
@@ -123,18 +108,11 @@ func TestRequestDeclaresTools(t *testing.T) {
 		{`{"messages":[],"tools":[{"type":"function","function":{"name":"a"}},{"type":"function","function":{"name":"b"}}],"tool_choice":{"type":"function","function":{"name":"b"}}}`, []string{"b"}},
 	} {
 		var r ChatCompletionRequest
-		if err := json.Unmarshal([]byte(tc.body), &r); err != nil {
-			t.Fatal(err)
-		}
-		if got := r.ResponseOptions().Tools; !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("chat %s: Tools %q, want %q", tc.body, got, tc.want)
-		}
+		require.NoError(t, json.Unmarshal([]byte(tc.body), &r))
+		assert.Equal(t, tc.want, r.ResponseOptions().Tools, "chat %s: Tools", tc.body)
 	}
 	var r ResponsesRequest
-	if err := json.Unmarshal([]byte(`{"input":"x","tools":[{"type":"function","name":"a"}],"tool_choice":"auto"}`), &r); err != nil {
-		t.Fatal(err)
-	}
-	if got := r.ResponseOptions().Tools; !reflect.DeepEqual(got, []string{"a"}) {
-		t.Errorf("responses: Tools %q", got)
-	}
+	require.NoError(t, json.Unmarshal([]byte(`{"input":"x","tools":[{"type":"function","name":"a"}],"tool_choice":"auto"}`), &r))
+	assert.Equal(t, []string{"a"}, r.ResponseOptions().Tools, "responses: Tools")
+
 }
