@@ -8,12 +8,13 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/testsupport/sample"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // probe is a body built to cost more decoded than its bytes: head, then
@@ -124,9 +125,12 @@ func TestDecodeBound(t *testing.T) {
 			est := estimate(body, p.chat)
 			report(t, body, n, est, err)
 			checkBound(t, body, n, est, err, p.refused)
-			var re *RequestError
-			if p.param != "" && (!errors.As(err, &re) || re.Param != p.param || re.MessageIndex != p.index) {
-				t.Errorf("refused with %#v, want param %q, message %d", err, p.param, p.index)
+			if p.param != "" {
+				var re *RequestError
+				if assert.ErrorAs(t, err, &re, "want param %q, message %d", p.param, p.index) {
+					assert.Equal(t, p.param, re.Param, "the refusal's Param")
+					assert.Equal(t, p.index, re.MessageIndex, "the refusal's MessageIndex")
+				}
 			}
 		})
 	}
@@ -152,27 +156,23 @@ func checkBound(t *testing.T, body []byte, n uint64, est int64, err error, refus
 	limit := uint64(decodeBytesPerByte*len(body) + decodeBytesFixed)
 	if errors.Is(err, ErrRequestTooComplex) {
 		status, resp := HTTPError(err)
-		if status != 400 || resp.Error.Code == nil || *resp.Error.Code != "request_too_complex" || resp.Error.Type != "invalid_request_error" ||
-			!strings.Contains(resp.Error.Message, "too complex") {
-			t.Errorf("refused with %d %+v", status, resp.Error)
+		assert.Equal(t, 400, status, "refused with %+v", resp.Error)
+		if assert.NotNil(t, resp.Error.Code, "refused with %+v", resp.Error) {
+			assert.Equal(t, "request_too_complex", *resp.Error.Code, "refused with %+v", resp.Error)
 		}
-		if !sample.Race && n > 16<<10 {
-			t.Errorf("refused after allocating %d bytes, want it refused before decoding", n)
+		assert.Equal(t, "invalid_request_error", resp.Error.Type, "refused with %+v", resp.Error)
+		assert.Contains(t, resp.Error.Message, "too complex", "refused with %+v", resp.Error)
+		if !sample.Race {
+			assert.LessOrEqual(t, n, uint64(16<<10), "bytes allocated before the refusal: want it refused before decoding")
 		}
 		return
 	}
-	if refused {
-		t.Errorf("decoded (%v), want it refused", err)
-	}
+	assert.False(t, refused, "decoded (%v), want it refused", err)
 	if sample.Race {
 		return
 	}
-	if n > limit {
-		t.Errorf("a body of %d bytes allocated %d decoded, more than the bound %d", len(body), n, limit)
-	}
-	if int64(n) > est+4<<10 {
-		t.Errorf("a body of %d bytes allocated %d decoded, more than its estimate %d: the costs in decode.go are too low", len(body), n, est)
-	}
+	assert.LessOrEqual(t, n, limit, "a body of %d bytes: bytes allocated decoded, more than the bound", len(body))
+	assert.LessOrEqual(t, int64(n), est+4<<10, "a body of %d bytes: bytes allocated decoded, more than its estimate %d: the costs in decode.go are too low", len(body), est)
 }
 
 // TestDecodeOrdinary: ordinary requests decode as they did before the
@@ -238,9 +238,7 @@ func TestDecodeOrdinary(t *testing.T) {
 			n, err := decodeAlloc(b.data, b.chat)
 			est := estimate(b.data, b.chat)
 			report(t, b.data, n, est, err)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			checkBound(t, b.data, n, est, err, false)
 		})
 	}
@@ -314,19 +312,17 @@ func TestDecodeAsBefore(t *testing.T) {
 		if chat[i] {
 			var r1, r2 ChatCompletionRequest
 			got, want = DecodeRequest(b, &r1), decodeBefore(b, &r2)
-			if got == nil && want == nil && !reflect.DeepEqual(r1, r2) {
-				t.Errorf("%q: decoded\n%+v\nwant\n%+v", b, r1, r2)
+			if got == nil && want == nil {
+				assert.Equal(t, r2, r1, "%q: decoded", b)
 			}
 		} else {
 			var r1, r2 ResponsesRequest
 			got, want = DecodeRequest(b, &r1), decodeBefore(b, &r2)
-			if got == nil && want == nil && !reflect.DeepEqual(r1, r2) {
-				t.Errorf("%q: decoded\n%+v\nwant\n%+v", b, r1, r2)
+			if got == nil && want == nil {
+				assert.Equal(t, r2, r1, "%q: decoded", b)
 			}
 		}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("%q: error %v, want %v", b, got, want)
-		}
+		assert.Equal(t, fmt.Sprint(want), fmt.Sprint(got), "%q: error", b)
 		if want != nil {
 			errs++
 		}
@@ -372,17 +368,20 @@ func FuzzDecodeRequest(f *testing.F) {
 		if errors.Is(got, ErrRequestTooComplex) {
 			return
 		}
-		if fmt.Sprint(got) != fmt.Sprint(want) || got == nil && !reflect.DeepEqual(c1, c2) {
-			t.Errorf("chat %q: %v, %+v\nwant %v, %+v", b, got, c1, want, c2)
+		assert.Equal(t, fmt.Sprint(want), fmt.Sprint(got), "chat %q: error", b)
+		if got == nil {
+			assert.Equal(t, c2, c1, "chat %q: decoded", b)
 		}
 		var r1, r2 ResponsesRequest
 		got, want = DecodeRequest(b, &r1), decodeBefore(b, &r2)
 		if errors.Is(got, ErrRequestTooComplex) {
 			return
 		}
-		if fmt.Sprint(got) != fmt.Sprint(want) || got == nil && !reflect.DeepEqual(r1, r2) {
-			t.Errorf("responses %q: %v, %+v\nwant %v, %+v", b, got, r1, want, r2)
+		assert.Equal(t, fmt.Sprint(want), fmt.Sprint(got), "responses %q: error", b)
+		if got == nil {
+			assert.Equal(t, r2, r1, "responses %q: decoded", b)
 		}
+
 	})
 }
 

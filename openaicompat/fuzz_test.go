@@ -2,12 +2,12 @@ package openaicompat
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/require"
 )
 
 // fuzzTokens turns fuzz bytes into token ids, two bytes each, weighted
@@ -77,38 +77,33 @@ func FuzzStreamConverters(f *testing.F) {
 			whole, wholeErr := ChatCompletionFromTokens(enc, toks, s, opts())
 			chunks, streamErr := streamChat(enc, toks, s, opts())
 			run.chat(t, whole, chunks)
-			if (wholeErr == nil) != (streamErr == nil) || (wholeErr != nil && wholeErr.Error() != streamErr.Error()) {
-				t.Fatalf("mode %d: whole error %v, stream error %v", mode, wholeErr, streamErr)
+			if wholeErr == nil {
+				require.NoError(t, streamErr, "mode %d: the whole conversion succeeded, the stream", mode)
+			} else {
+				require.EqualError(t, streamErr, wholeErr.Error(), "mode %d: the stream's error, want the whole conversion's", mode)
 			}
-			if lenient && wholeErr != nil && !errors.Is(wholeErr, ErrStreamFinished) {
+			if lenient && wholeErr != nil {
 				// Lenient conversion recovers everything but a parser that
 				// cannot be created.
-				t.Fatalf("mode %d: lenient conversion failed: %v", mode, wholeErr)
+				require.ErrorIs(t, wholeErr, ErrStreamFinished, "mode %d: lenient conversion failed", mode)
 			}
 			if wholeErr == nil {
 				m, finish, err := foldChunks(chunks)
-				if err != nil {
-					t.Fatalf("mode %d: %v", mode, err)
-				}
-				if err := sameChatMessage(m, whole.Choices[0].Message); err != nil || finish != whole.Choices[0].FinishReason {
-					t.Fatalf("mode %d: %v (finish %q vs %q)", mode, err, finish, whole.Choices[0].FinishReason)
-				}
+				require.NoError(t, err, "mode %d", mode)
+				require.NoError(t, sameChatMessage(m, whole.Choices[0].Message), "mode %d", mode)
+				require.Equal(t, whole.Choices[0].FinishReason, finish, "mode %d: finish", mode)
 			}
 			resp, wholeErr := ResponseFromTokens(enc, toks, s, opts())
 			events, streamErr := streamResponses(enc, toks, s, opts())
 			run.responses(t, resp, events)
 			run.responses(t, nil, failStream(enc, toks[:len(toks)/2], opts()))
-			if (wholeErr == nil) != (streamErr == nil) {
-				t.Fatalf("mode %d: whole error %v, stream error %v", mode, wholeErr, streamErr)
-			}
 			if wholeErr == nil {
+				require.NoError(t, streamErr, "mode %d: the whole conversion succeeded, the stream", mode)
 				final, err := foldEvents(events)
-				if err != nil {
-					t.Fatalf("mode %d: %v", mode, err)
-				}
-				if a, b := marshalLine(final), marshalLine(resp); a != b {
-					t.Fatalf("mode %d: streamed %s != whole %s", mode, a, b)
-				}
+				require.NoError(t, err, "mode %d", mode)
+				require.Equal(t, marshalLine(resp), marshalLine(final), "mode %d: streamed, want the whole response", mode)
+			} else {
+				require.Error(t, streamErr, "mode %d: the whole conversion failed (%v), the stream", mode, wholeErr)
 			}
 		}
 	})
@@ -130,19 +125,16 @@ func requestSeeds(f *testing.F, api string) {
 func checkConverted(t *testing.T, enc *harmony.Encoding, conv harmony.Conversation, err error) {
 	if err != nil {
 		var re *RequestError
-		if !errors.As(err, &re) || !strings.HasPrefix(err.Error(), "openaicompat: ") || re.Code == "" {
-			t.Fatalf("bad error %T %v", err, err)
-		}
+		require.ErrorAs(t, err, &re, "bad error %T %v", err, err)
+		require.True(t, strings.HasPrefix(err.Error(), "openaicompat: "), "bad error %T %v", err, err)
+		require.NotEmpty(t, re.Code, "bad error %T %v", err, err)
 		return
 	}
 	a, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
-	if err != nil {
-		t.Fatalf("a converted conversation does not render: %v", err)
-	}
+	require.NoError(t, err, "a converted conversation does not render")
 	b, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, &harmony.RenderOptions{Reasoning: harmony.ReasoningKeepAll})
-	if err != nil || !equalTokens(a, b) {
-		t.Fatalf("ReasoningKeepAll changes the rendering (%v)", err)
-	}
+	require.NoError(t, err, "ReasoningKeepAll")
+	require.True(t, equalTokens(a, b), "ReasoningKeepAll changes the rendering")
 }
 
 // FuzzChatRequest converts random JSON as a chat request.
@@ -162,9 +154,8 @@ func FuzzChatRequest(f *testing.F) {
 		for _, opts := range []*RequestOptions{nil, {ImagePlaceholder: "[image]", BrowserTool: true, PythonTool: true, KeepReasoning: true}} {
 			conv, err := req.Conversation(opts)
 			if opts != nil && opts.KeepReasoning && err == nil {
-				if _, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil); err != nil {
-					t.Fatal(err)
-				}
+				_, err = enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
+				require.NoError(t, err)
 				continue
 			}
 			checkConverted(t, enc, conv, err)
@@ -328,48 +319,37 @@ func FuzzContentNeverReasoning(f *testing.F) {
 			}
 			s := Sampling{Truncated: truncated}
 			chat, err := ChatCompletionFromTokens(enc, toks, s, opts)
-			if err != nil {
-				t.Fatalf("mode %d: %v", mode, err)
-			}
-			if c := chat.Choices[0].Message.Content; c != nil && strings.Contains(c.Text, secret) {
-				t.Fatalf("mode %d: content %q", mode, c.Text)
+			require.NoError(t, err, "mode %d", mode)
+			if c := chat.Choices[0].Message.Content; c != nil {
+				require.NotContains(t, c.Text, secret, "mode %d: content", mode)
 			}
 			chunks, err := streamChat(enc, toks, s, opts)
-			if err != nil {
-				t.Fatalf("mode %d: %v", mode, err)
-			}
+			require.NoError(t, err, "mode %d", mode)
 			var streamed strings.Builder
 			for _, c := range chunks {
 				for _, ch := range c.Choices {
 					streamed.WriteString(ch.Delta.Content)
 				}
 			}
-			if strings.Contains(streamed.String(), secret) {
-				t.Fatalf("mode %d: streamed content %q", mode, streamed.String())
-			}
+			require.NotContains(t, streamed.String(), secret, "mode %d: streamed content", mode)
 			resp, err := ResponseFromTokens(enc, toks, s, opts)
-			if err != nil {
-				t.Fatalf("mode %d: %v", mode, err)
-			}
+			require.NoError(t, err, "mode %d", mode)
 			for _, it := range resp.Output {
 				if it.Type != "message" || it.Content == nil {
 					continue
 				}
 				for _, p := range it.Content.Parts {
-					if strings.Contains(p.Text, secret) {
-						t.Fatalf("mode %d: output_text %q", mode, p.Text)
-					}
+					require.NotContains(t, p.Text, secret, "mode %d: output_text", mode)
 				}
 			}
 			events, err := streamResponses(enc, toks, s, opts)
-			if err != nil {
-				t.Fatalf("mode %d: %v", mode, err)
-			}
+			require.NoError(t, err, "mode %d", mode)
 			for _, e := range events {
-				if e.Type == "response.output_text.delta" && strings.Contains(e.Delta, secret) {
-					t.Fatalf("mode %d: output_text delta %q", mode, e.Delta)
+				if e.Type == "response.output_text.delta" {
+					require.NotContains(t, e.Delta, secret, "mode %d: output_text delta", mode)
 				}
 			}
+
 			if expectStart {
 				toks = toks[1+len(enc.EncodeOrdinary("assistant")):]
 			}
