@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Golden tests. Each testdata/requests/NAME.json is a request with the
@@ -59,18 +61,13 @@ func (f *fixtureOptions) requestOptions() *RequestOptions {
 func requestFixtures(tb testing.TB) (files []string, fxs []requestFixture) {
 	tb.Helper()
 	files, err := filepath.Glob(filepath.Join("testdata", "requests", "*.json"))
-	if err != nil || len(files) == 0 {
-		tb.Fatalf("no request fixtures: %v", err)
-	}
+	require.NoError(tb, err, "request fixtures")
+	require.NotEmpty(tb, files, "no request fixtures")
 	for _, file := range files {
 		data, err := os.ReadFile(file)
-		if err != nil {
-			tb.Fatal(err)
-		}
+		require.NoError(tb, err)
 		var fx requestFixture
-		if err := json.Unmarshal(data, &fx); err != nil {
-			tb.Fatal(err)
-		}
+		require.NoError(tb, json.Unmarshal(data, &fx), file)
 		fxs = append(fxs, fx)
 	}
 	return files, fxs
@@ -106,39 +103,27 @@ func TestRequestGolden(t *testing.T) {
 			switch {
 			case err != nil:
 				var re *RequestError
-				if !errors.As(err, &re) {
-					t.Fatalf("error is not a *RequestError: %v", err)
-				}
-				if fx.WantError == "" {
-					t.Fatalf("unexpected error: %v", err)
-				}
-				if want := sentinelByCode(fx.WantError); want == nil || !errors.Is(err, want) || re.Code != fx.WantError {
-					t.Fatalf("error %v (code %q) is not %q", err, re.Code, fx.WantError)
-				}
-				if !strings.HasPrefix(err.Error(), "openaicompat: ") {
-					t.Errorf("error %q lacks the package prefix", err)
-				}
+				require.ErrorAs(t, err, &re, "error is not a *RequestError")
+				require.NotEmpty(t, fx.WantError, "unexpected error: %v", err)
+				want := sentinelByCode(fx.WantError)
+				require.NotNil(t, want, "no sentinel has the code %q", fx.WantError)
+				require.ErrorIs(t, err, want)
+				require.Equal(t, fx.WantError, re.Code, "error %v: code", err)
+				assert.True(t, strings.HasPrefix(err.Error(), "openaicompat: "), "error %q lacks the package prefix", err)
 				got = fmt.Sprintf("error\nmessage: %s\nindex: %d\nparam: %s\ncode: %s\nwire: %s",
 					err, re.MessageIndex, re.Param, re.Code, marshalLine(errorBody(err)))
 			case fx.WantError != "":
-				t.Fatalf("no error, want %s", fx.WantError)
+				require.Error(t, err, "want %s", fx.WantError)
 			default:
 				toks, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				// The conversation comes pruned: the renderer's own drop
 				// rule changes nothing.
 				kept, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, &harmony.RenderOptions{Reasoning: harmony.ReasoningKeepAll})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !equalTokens(toks, kept) {
-					t.Error("rendering with ReasoningKeepAll differs: the conversation was not pruned")
-				}
-				if got, err = enc.Decode(toks); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
+				assert.True(t, equalTokens(toks, kept), "rendering with ReasoningKeepAll differs: the conversation was not pruned")
+				got, err = enc.Decode(toks)
+				require.NoError(t, err)
 			}
 			checkGolden(t, strings.TrimSuffix(file, ".json")+".golden", got)
 		})
@@ -202,20 +187,15 @@ func (fx *outputFixture) responseOptions() *ResponseOptions {
 func TestOutputGolden(t *testing.T) {
 	enc := testenc.Encoding(t)
 	files, err := filepath.Glob(filepath.Join("testdata", "outputs", "*.json"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no output fixtures: %v", err)
-	}
+	require.NoError(t, err, "output fixtures")
+	require.NotEmpty(t, files, "no output fixtures")
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".json")
 		t.Run(name, func(t *testing.T) {
 			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			var fx outputFixture
-			if err := json.Unmarshal(data, &fx); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, json.Unmarshal(data, &fx))
 			toks := fx.tokens(enc)
 			s := fx.sampling()
 			var b strings.Builder
@@ -234,15 +214,9 @@ func TestOutputGolden(t *testing.T) {
 			checkSameOutcome(t, "chat", wholeErr, streamErr)
 			if wholeErr == nil && streamErr == nil {
 				msg, finish, err := foldChunks(chunks)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := sameChatMessage(msg, whole.Choices[0].Message); err != nil {
-					t.Error(err)
-				}
-				if finish != whole.Choices[0].FinishReason {
-					t.Errorf("streamed finish reason %q, whole %q", finish, whole.Choices[0].FinishReason)
-				}
+				require.NoError(t, err)
+				assert.NoError(t, sameChatMessage(msg, whole.Choices[0].Message))
+				assert.Equal(t, whole.Choices[0].FinishReason, finish, "streamed finish reason")
 			}
 
 			b.WriteString("== responses\n")
@@ -259,12 +233,8 @@ func TestOutputGolden(t *testing.T) {
 			checkSameOutcome(t, "responses", wholeErr, streamErr)
 			if wholeErr == nil && streamErr == nil {
 				final, err := foldEvents(events)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got, want := marshalLine(final), marshalLine(resp); got != want {
-					t.Errorf("streamed response\n%s differs from whole response\n%s", got, want)
-				}
+				require.NoError(t, err)
+				assert.Equal(t, marshalLine(resp), marshalLine(final), "streamed response differs from whole response")
 			}
 			checkGolden(t, strings.TrimSuffix(file, ".json")+".golden", b.String())
 		})
@@ -285,7 +255,10 @@ func writeResult(b *strings.Builder, v any, err error) {
 
 func checkSameOutcome(t *testing.T, what string, whole, stream error) {
 	t.Helper()
-	if (whole == nil) != (stream == nil) || (whole != nil && whole.Error() != stream.Error()) {
-		t.Errorf("%s: whole error %v, stream error %v", what, whole, stream)
+	if whole == nil {
+		assert.NoError(t, stream, "%s: the whole conversion succeeded, the stream", what)
+	} else {
+		assert.EqualError(t, stream, whole.Error(), "%s: the stream's error, want the whole conversion's", what)
 	}
+
 }
