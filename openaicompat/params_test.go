@@ -2,7 +2,6 @@ package openaicompat
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +9,9 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The request schemas are read from the shared folder beside the
@@ -39,9 +41,7 @@ func readSpecDoc(t *testing.T, path string) *specDoc {
 		return nil
 	}
 	var doc specDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	require.NoError(t, json.Unmarshal(data, &doc), path)
 	return &doc
 }
 
@@ -54,31 +54,17 @@ func requestSchemas(t *testing.T) map[string]json.RawMessage {
 		t.Skipf("OpenAI's request schemas: %s not found (the shared folder is not beside this checkout)", sharedSpecFile)
 	}
 	extra := readSpecDoc(t, requestsSpecFile)
-	if extra == nil {
-		t.Fatalf("%s is missing", requestsSpecFile)
-	}
-	if extra.Source != shared.Source {
-		t.Fatalf("%s is cut from %q, the shared spec is %q: cut it again from the shared spec's source", requestsSpecFile, extra.Source, shared.Source)
-	}
+	require.NotNil(t, extra, "%s is missing", requestsSpecFile)
+	require.Equal(t, shared.Source, extra.Source, "%s is not cut from the shared spec's source: cut it again from it", requestsSpecFile)
 	all := shared.Components.Schemas
 	for name, s := range extra.Components.Schemas {
 		if have, ok := all[name]; ok {
-			if !jsonEqual(t, have, s) {
-				t.Errorf("%s differs between %s and %s", name, sharedSpecFile, requestsSpecFile)
-			}
+			assert.JSONEq(t, string(have), string(s), "%s differs between %s and %s", name, sharedSpecFile, requestsSpecFile)
 			continue
 		}
 		all[name] = s
 	}
 	return all
-}
-
-func jsonEqual(t *testing.T, a, b json.RawMessage) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		t.Fatalf("schema is not JSON")
-	}
-	return reflect.DeepEqual(x, y)
 }
 
 // schemaProperties returns the top-level properties of component name,
@@ -95,31 +81,23 @@ func schemaProperties(t *testing.T, schemas map[string]json.RawMessage, name str
 			OneOf      []json.RawMessage          `json:"oneOf"`
 			Properties map[string]json.RawMessage `json:"properties"`
 		}
-		if err := json.Unmarshal(raw, &s); err != nil {
-			t.Fatalf("%s: %v", where, err)
-		}
+		require.NoError(t, json.Unmarshal(raw, &s), where)
 		if s.Ref != "" {
 			ref := strings.TrimPrefix(s.Ref, "#/components/schemas/")
 			sub, ok := schemas[ref]
-			if !ok {
-				t.Fatalf("%s: $ref %s is not in the spec", where, s.Ref)
-			}
+			require.True(t, ok, "%s: $ref %s is not in the spec", where, s.Ref)
 			walk(sub, ref)
 		}
 		for _, sub := range s.AllOf {
 			walk(sub, where+"/allOf")
 		}
-		if s.AnyOf != nil || s.OneOf != nil {
-			t.Fatalf("%s: an anyOf or oneOf at the top of a request schema: read its properties too", where)
-		}
+		require.True(t, s.AnyOf == nil && s.OneOf == nil, "%s: an anyOf or oneOf at the top of a request schema: read its properties too", where)
 		for p := range s.Properties {
 			seen[p] = true
 		}
 	}
 	raw, ok := schemas[name]
-	if !ok {
-		t.Fatalf("%s is in neither %s nor %s", name, sharedSpecFile, requestsSpecFile)
-	}
+	require.True(t, ok, "%s is in neither %s nor %s", name, sharedSpecFile, requestsSpecFile)
 	walk(raw, name)
 	props := make([]string, 0, len(seen))
 	for p := range seen {
@@ -212,39 +190,28 @@ func TestRequestParams(t *testing.T) {
 				return err
 			}
 			props := schemaProperties(t, schemas, api.schema)
-			if len(props) < 20 {
-				t.Fatalf("%s has %d properties: %v", api.schema, len(props), props)
-			}
+			require.GreaterOrEqual(t, len(props), 20, "%s's properties: %v", api.schema, props)
 			var usedSet, ignoredSet, refusedSet []string
 			for _, name := range props {
 				p, ok := api.params[name]
-				if !ok {
-					t.Errorf("%s: not known: DecodeRequest refuses it as unknown", name)
+				if !assert.True(t, ok, "%s: not known: DecodeRequest refuses it as unknown", name) {
 					continue
 				}
 				switch p.use {
 				case paramUsed:
 					usedSet = append(usedSet, name)
-					if !api.fields[name] {
-						t.Errorf("%s: used, but the request has no such field", name)
-					}
+					assert.True(t, api.fields[name], "%s: used, but the request has no such field", name)
 				case paramIgnored:
 					ignoredSet = append(ignoredSet, name)
-					if api.fields[name] {
-						t.Errorf("%s: ignored, but the request has a field for it", name)
-					}
+					assert.False(t, api.fields[name], "%s: ignored, but the request has a field for it", name)
 				case paramRefused:
 					refusedSet = append(refusedSet, name)
-					if api.fields[name] == (p.refuse != nil) {
-						t.Errorf("%s: refused values must be checked by Validate (a field) or DecodeRequest (not a field), once", name)
-					}
+					assert.NotEqual(t, api.fields[name], p.refuse != nil, "%s: refused values must be checked by Validate (a field) or DecodeRequest (not a field), once", name)
 				default:
-					t.Errorf("%s: no use", name)
+					assert.Fail(t, name+": no use")
 				}
 			}
-			if n := len(usedSet) + len(ignoredSet) + len(refusedSet); n != len(props) {
-				t.Errorf("%d of %d properties in a set", n, len(props))
-			}
+			assert.Equal(t, len(props), len(usedSet)+len(ignoredSet)+len(refusedSet), "properties in a set")
 			t.Logf("used %v\nignored %v\nrefused %v", usedSet, ignoredSet, refusedSet)
 
 			// Known parameters outside the schema are the extensions, and
@@ -256,35 +223,31 @@ func TestRequestParams(t *testing.T) {
 				}
 			}
 			sort.Strings(extra)
-			if !slices.Equal(extra, api.extensions) {
-				t.Errorf("known parameters outside the schema: %v, want %v", extra, api.extensions)
-			}
+			// Built by append, extra is nil or not empty, as are the
+			// extensions: Equal is slices.Equal here.
+			assert.Equal(t, api.extensions, extra, "known parameters outside the schema")
 			for name := range api.fields {
-				if p := api.params[name]; p.use != paramUsed && (p.use != paramRefused || p.refuse != nil) {
-					t.Errorf("field %s of the request is not known as used", name)
-				}
+				p := api.params[name]
+				assert.True(t, p.use == paramUsed || p.use == paramRefused && p.refuse == nil, "field %s of the request is not known as used", name)
 			}
 
 			// What DecodeRequest and Conversation do with each.
-			if err := decode(api.base + `}`); err != nil {
-				t.Fatalf("base request: %v", err)
-			}
+			require.NoError(t, decode(api.base+`}`), "base request")
 			for _, name := range append(ignoredSet, refusedSet...) {
 				ex, ok := api.examples[name]
-				if !ok {
-					t.Errorf("%s: no example value in the test", name)
+				if !assert.True(t, ok, "%s: no example value in the test", name) {
 					continue
 				}
-				if err := decode(api.base + `, "` + name + `": ` + ex.ok + `}`); err != nil {
-					t.Errorf("%s: %s: %v, want it accepted", name, ex.ok, err)
-				}
+				assert.NoError(t, decode(api.base+`, "`+name+`": `+ex.ok+`}`), "%s: %s, want it accepted", name, ex.ok)
 				if api.params[name].use != paramRefused {
 					continue
 				}
 				err := decode(api.base + `, "` + name + `": ` + ex.refused + `}`)
 				var re *RequestError
-				if !errors.As(err, &re) || re.Param != name || re.Code != "unsupported_parameter" || !errors.Is(err, ErrUnsupportedParameter) {
-					t.Errorf("%s: %s: %v, want an unsupported_parameter error naming it", name, ex.refused, err)
+				if assert.ErrorAs(t, err, &re, "%s: %s: want an unsupported_parameter error naming it", name, ex.refused) {
+					assert.Equal(t, name, re.Param, "%s: %s", name, ex.refused)
+					assert.Equal(t, "unsupported_parameter", re.Code, "%s: %s", name, ex.refused)
+					assert.ErrorIs(t, err, ErrUnsupportedParameter, "%s: %s", name, ex.refused)
 				}
 			}
 
@@ -292,13 +255,13 @@ func TestRequestParams(t *testing.T) {
 			// exactly, as OpenAI matches them (encoding/json would read
 			// "Model" into the model).
 			for _, name := range []string{"max_tokns", "Model", "response-format", "x"} {
-				if slices.Contains(props, name) {
-					t.Fatalf("%s is in the schema", name)
-				}
+				require.NotContains(t, props, name, "%s is in the schema", name)
 				err := decode(api.base + `, "` + name + `": "m"}`)
 				var re *RequestError
-				if !errors.As(err, &re) || re.Param != name || re.Code != "unknown_parameter" || !errors.Is(err, ErrUnknownParameter) {
-					t.Errorf("%s: %v, want an unknown_parameter error naming it", name, err)
+				if assert.ErrorAs(t, err, &re, "%s: want an unknown_parameter error naming it", name) {
+					assert.Equal(t, name, re.Param, name)
+					assert.Equal(t, "unknown_parameter", re.Code, name)
+					assert.ErrorIs(t, err, ErrUnknownParameter, name)
 				}
 			}
 		})
@@ -331,20 +294,20 @@ func TestUnknownParameterWire(t *testing.T) {
 		}
 		status, body := HTTPError(err)
 		got, _ := json.Marshal(body)
-		if status != 400 || string(got) != tc.want {
-			t.Errorf("%s: %d %s\nwant 400 %s", tc.body, status, got, tc.want)
-		}
-		if err == nil || !strings.HasPrefix(err.Error(), "openaicompat: ") {
-			t.Errorf("%s: error %v", tc.body, err)
+		assert.Equal(t, 400, status, tc.body)
+		assert.Equal(t, tc.want, string(got), tc.body)
+		if assert.Error(t, err, tc.body) {
+			assert.True(t, strings.HasPrefix(err.Error(), "openaicompat: "), "%s: error %v", tc.body, err)
 		}
 	}
 	// A body of null still decodes as an empty request, and a syntax or type
 	// error is still invalid_json, before any unknown parameter.
 	var r ResponsesRequest
-	if err := DecodeRequest([]byte(`null`), &r); err != nil {
-		t.Errorf("null: %v", err)
+	assert.NoError(t, DecodeRequest([]byte(`null`), &r), "null")
+	status, body := HTTPError(DecodeRequest([]byte(`{"max_tokns": 1, "input": 3}`), &r))
+	assert.Equal(t, 400, status, "type error: %+v", body)
+	if assert.NotNil(t, body.Error.Code, "type error: %+v", body) {
+		assert.Equal(t, "invalid_json", *body.Error.Code, "type error")
 	}
-	if status, body := HTTPError(DecodeRequest([]byte(`{"max_tokns": 1, "input": 3}`), &r)); status != 400 || *body.Error.Code != "invalid_json" {
-		t.Errorf("type error: %d %+v", status, body)
-	}
+
 }
