@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The model's turn, as sampled: reasoning, then a call.
@@ -21,21 +23,13 @@ const weatherTool = `{"type":"function","function":{"name":"get_weather","descri
 func renderChat(t *testing.T, enc *harmony.Encoding, body string) string {
 	t.Helper()
 	var req ChatCompletionRequest
-	if err := json.Unmarshal([]byte(body), &req); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(body), &req))
 	conv, err := req.Conversation(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	toks, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	text, err := enc.Decode(toks)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return text
 }
 
@@ -54,20 +48,14 @@ func TestReasoningRoundTrip(t *testing.T) {
 			rf = ReasoningFieldReasoningContent
 		}
 		resp, err := ChatCompletionFromTokens(enc, toks, Sampling{}, &ResponseOptions{ReasoningField: rf})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		msg, err := json.Marshal(resp.Choices[0].Message)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		wantField := `"reasoning":`
 		if field {
 			wantField = `"reasoning_content":`
 		}
-		if !strings.Contains(string(msg), wantField) {
-			t.Fatalf("message %s lacks %s", msg, wantField)
-		}
+		require.Contains(t, string(msg), wantField, "message")
 		id := resp.Choices[0].Message.ToolCalls[0].ID
 		body := `{"model":"m","tools":[` + weatherTool + `],"messages":[{"role":"user","content":"Weather in Zürich?"},` +
 			string(msg) + `,{"role":"tool","tool_call_id":"` + id + `","content":"{\"temp\": 20}"}]}`
@@ -75,34 +63,22 @@ func TestReasoningRoundTrip(t *testing.T) {
 	}
 
 	resp, err := ResponseFromTokens(enc, toks, Sampling{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	output, err := json.Marshal(resp.Output)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var req ResponsesRequest
 	body := `{"model":"m","tools":[{"type":"function","name":"get_weather","description":"Gets the weather.",` +
 		`"parameters":{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}}],` +
 		`"input":[{"role":"user","content":"Weather in Zürich?"}]}`
-	if err := json.Unmarshal([]byte(body), &req); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(body), &req))
 	var items []Item
-	if err := json.Unmarshal(output, &items); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(output, &items))
 	req.Input.Items = append(req.Input.Items, items...)
 	req.Input.Items = append(req.Input.Items, Item{Type: "function_call_output", CallID: items[1].CallID, Output: &ItemContent{Text: `{"temp": 20}`}})
 	conv, err := req.Conversation(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rt, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	text, _ := enc.Decode(rt)
 	prompts = append(prompts, text)
 
@@ -113,16 +89,10 @@ func TestReasoningRoundTrip(t *testing.T) {
 	// Token for token, the prompt holds what the model sampled: the
 	// server's prefix cache of the previous turn still matches.
 	sampled := append(append([]harmony.Token{harmony.TokenStart}, enc.EncodeOrdinary("assistant")...), toks...)
-	if !containsRun(rt, sampled) {
-		t.Errorf("the prompt's tokens do not hold the sampled tokens")
-	}
+	assert.True(t, containsRun(rt, sampled), "the prompt's tokens do not hold the sampled tokens")
 	for i, p := range prompts {
-		if !strings.HasSuffix(p, want) {
-			t.Errorf("prompt %d does not end with the model's turn:\n%s", i, p)
-		}
-		if p != prompts[0] {
-			t.Errorf("prompt %d differs from prompt 0:\n%s\n%s", i, p, prompts[0])
-		}
+		assert.True(t, strings.HasSuffix(p, want), "prompt %d does not end with the model's turn:\n%s", i, p)
+		assert.Equal(t, prompts[0], p, "prompt %d differs from prompt 0", i)
 	}
 }
 
@@ -138,9 +108,8 @@ func TestReasoningDropRules(t *testing.T) {
 		{"role":"assistant","reasoning":"R2 add them.","content":"8"},
 		{"role":"user","content":"And 9 / 2?"}]}`
 	p := renderChat(t, enc, answered)
-	if strings.Contains(p, "R1") || strings.Contains(p, "R2") {
-		t.Errorf("answered turns kept their reasoning:\n%s", p)
-	}
+	assert.NotContains(t, p, "R1", "answered turns kept their reasoning")
+	assert.NotContains(t, p, "R2", "answered turns kept their reasoning")
 
 	inProgress := `{"model":"m","tools":[` + weatherTool + `],"messages":[
 		{"role":"user","content":"What is 2 + 2?"},
@@ -151,31 +120,23 @@ func TestReasoningDropRules(t *testing.T) {
 		{"role":"assistant","reasoning_content":"R3 call again.","tool_calls":[{"id":"b","type":"function","function":{"name":"get_weather","arguments":"{}"}}]},
 		{"role":"tool","tool_call_id":"b","content":"still sunny"}]}`
 	p = renderChat(t, enc, inProgress)
-	if strings.Contains(p, "R1") || !strings.Contains(p, "R2 call the tool.") || !strings.Contains(p, "R3 call again.") {
-		t.Errorf("the turn in progress lost its reasoning, or the answered one kept it:\n%s", p)
-	}
+	assert.NotContains(t, p, "R1", "the answered turn kept its reasoning")
+	assert.Contains(t, p, "R2 call the tool.", "the turn in progress lost its reasoning")
+	assert.Contains(t, p, "R3 call again.", "the turn in progress lost its reasoning")
 
 	// The renderer's default on the unpruned history of the first case:
 	// it drops only the analysis before the first final message.
 	var req ChatCompletionRequest
-	if err := json.Unmarshal([]byte(answered), &req); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(answered), &req))
 	conv, err := req.Conversation(&RequestOptions{KeepReasoning: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	toks, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	text, _ := enc.Decode(toks)
 	if !strings.Contains(text, "R2 add them.") {
 		t.Log("harmony's renderer now drops the reasoning of later answered turns too; dropStaleReasoning may be redundant")
 	}
-	if strings.Contains(text, "R1") {
-		t.Errorf("unexpected: the renderer kept the first turn's reasoning")
-	}
+	assert.NotContains(t, text, "R1", "unexpected: the renderer kept the first turn's reasoning")
 }
 
 // TestIDsUniqueWithRepeatingGenerator: a generator that repeats itself still
@@ -186,37 +147,29 @@ func TestIDsUniqueWithRepeatingGenerator(t *testing.T) {
 		`<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{}<|call|>`)
 	same := func() string { return "x" }
 	resp, err := ChatCompletionFromTokens(enc, toks, Sampling{}, &ResponseOptions{IDGenerator: same})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	calls := resp.Choices[0].Message.ToolCalls
-	if len(calls) != 2 || calls[0].ID != "call_x" || calls[1].ID != "call_x_2" {
-		t.Errorf("ids %+v", calls)
+	if assert.Len(t, calls, 2, "ids %+v", calls) {
+		assert.Equal(t, "call_x", calls[0].ID)
+		assert.Equal(t, "call_x_2", calls[1].ID)
 	}
 	r, err := ResponseFromTokens(enc, toks, Sampling{}, &ResponseOptions{IDGenerator: same})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	seen := map[string]bool{}
 	for _, it := range r.Output {
 		for _, id := range []string{it.ID, it.CallID} {
-			if seen[id] {
-				t.Errorf("repeated id %q", id)
-			}
+			assert.False(t, seen[id], "repeated id %q", id)
 			seen[id] = true
 		}
 	}
 	// Default ids are random and well formed.
 	resp, err = ChatCompletionFromTokens(enc, toks, Sampling{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if id := resp.Choices[0].Message.ToolCalls[0].ID; !strings.HasPrefix(id, "call_") || len(id) < 20 {
-		t.Errorf("default id %q", id)
-	}
-	if resp.Created == 0 || !strings.HasPrefix(resp.ID, "chatcmpl-") {
-		t.Errorf("default envelope %+v", resp)
-	}
+	require.NoError(t, err)
+	id := resp.Choices[0].Message.ToolCalls[0].ID
+	assert.True(t, strings.HasPrefix(id, "call_"), "default id %q", id)
+	assert.GreaterOrEqual(t, len(id), 20, "default id %q", id)
+	assert.NotZero(t, resp.Created, "default envelope %+v", resp)
+	assert.True(t, strings.HasPrefix(resp.ID, "chatcmpl-"), "default envelope %+v", resp)
 }
 
 // TestStreamAfterFinish: calls after Finish, or after an error, fail the
@@ -224,33 +177,23 @@ func TestIDsUniqueWithRepeatingGenerator(t *testing.T) {
 func TestStreamAfterFinish(t *testing.T) {
 	enc := testenc.Encoding(t)
 	c, err := NewChatStreamConverter(enc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Finish(Sampling{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Process(1); err == nil {
-		t.Error("Process after Finish succeeded")
-	}
-	if _, err := c.Finish(Sampling{}); err == nil {
-		t.Error("second Finish succeeded")
-	}
+	require.NoError(t, err)
+	_, err = c.Finish(Sampling{})
+	require.NoError(t, err)
+	_, err = c.Process(1)
+	assert.Error(t, err, "Process after Finish")
+	_, err = c.Finish(Sampling{})
+	assert.Error(t, err, "second Finish")
 	r, err := NewResponsesStreamConverter(enc, &ResponseOptions{Strict: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	_, err1 := r.Process(harmony.TokenEnd) // a stop token where the header should start: strict error at the end
 	_, err2 := r.Finish(Sampling{})
-	if err1 != nil || err2 == nil {
-		t.Fatalf("errors %v, %v", err1, err2)
-	}
-	if _, err3 := r.Process(1); err3 == nil || err3.Error() != err2.Error() {
-		t.Errorf("after an error: %v, want %v", err3, err2)
-	}
-	if _, err := NewChatStreamConverter(nil, nil); err == nil {
-		t.Error("nil encoding accepted")
-	}
+	require.NoError(t, err1, "Process")
+	require.Error(t, err2, "Finish")
+	_, err3 := r.Process(1)
+	assert.EqualError(t, err3, err2.Error(), "after an error")
+	_, err = NewChatStreamConverter(nil, nil)
+	assert.Error(t, err, "nil encoding accepted")
 }
 
 // TestWireJSON checks the shapes this package reads and writes that the
@@ -260,17 +203,17 @@ func TestWireJSON(t *testing.T) {
 	body := `{"model":"m","stop":"END","tool_choice":"required","max_tokens":5,"max_completion_tokens":7,
 		"stream":true,"stream_options":{"include_usage":true},"reasoning":{"exclude":true},
 		"messages":[{"role":"user","content":[]}]}`
-	if err := json.Unmarshal([]byte(body), &req); err != nil {
-		t.Fatal(err)
-	}
-	if len(req.Stop) != 1 || req.Stop[0] != "END" || req.ToolChoice.Mode != "required" || req.MaxOutputTokens() != 7 {
-		t.Errorf("decoded %+v", req)
-	}
-	if o := req.ResponseOptions(); o.Model != "m" || !o.ExcludeReasoning || !o.StreamUsage {
-		t.Errorf("response options %+v", o)
-	}
-	if c := req.Messages[0].Content; c == nil || c.Parts == nil || len(c.Parts) != 0 {
-		t.Errorf("empty parts list decoded as %+v", c)
+	require.NoError(t, json.Unmarshal([]byte(body), &req))
+	assert.Equal(t, StringList{"END"}, req.Stop, "decoded stop")
+	assert.Equal(t, "required", req.ToolChoice.Mode, "decoded tool_choice")
+	assert.Equal(t, 7, req.MaxOutputTokens(), "MaxOutputTokens()")
+	o := req.ResponseOptions()
+	assert.Equal(t, "m", o.Model, "response options")
+	assert.True(t, o.ExcludeReasoning, "response options' ExcludeReasoning")
+	assert.True(t, o.StreamUsage, "response options' StreamUsage")
+	if c := req.Messages[0].Content; assert.NotNil(t, c, "empty parts list") {
+		assert.NotNil(t, c.Parts, "empty parts list decoded as %+v", c)
+		assert.Empty(t, c.Parts, "empty parts list decoded as %+v", c)
 	}
 	for _, tc := range []struct {
 		v    any
@@ -286,18 +229,16 @@ func TestWireJSON(t *testing.T) {
 		{FinishReason(""), `null`},
 	} {
 		got, err := json.Marshal(tc.v)
-		if err != nil || string(got) != tc.want {
-			t.Errorf("%#v: %s, %v; want %s", tc.v, got, err, tc.want)
+		if assert.NoError(t, err, "%#v", tc.v) {
+			assert.Equal(t, tc.want, string(got), "%#v", tc.v)
 		}
 	}
 	var rtc ResponsesToolChoice
-	if err := json.Unmarshal([]byte(`{"type":"function","name":"g"}`), &rtc); err != nil || rtc.Name != "g" {
-		t.Errorf("%+v %v", rtc, err)
+	if assert.NoError(t, json.Unmarshal([]byte(`{"type":"function","name":"g"}`), &rtc)) {
+		assert.Equal(t, "g", rtc.Name, "%+v", rtc)
 	}
 	var in ResponsesInput
-	if err := json.Unmarshal([]byte(`42`), &in); err == nil {
-		t.Error("a number accepted as input")
-	}
+	assert.Error(t, json.Unmarshal([]byte(`42`), &in), "a number accepted as input")
 }
 
 // TestStreamedArgumentsExact: the argument deltas of a streamed call, cut
@@ -308,9 +249,7 @@ func TestStreamedArgumentsExact(t *testing.T) {
 	args := `{"location": "Zürich", "note": "東京 🙂", "n": [1, 2.5e3, null]}`
 	toks := enc.EncodeWithSpecialTokens(`<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>` + args + `<|call|>`)
 	chunks, err := streamChat(enc, toks, Sampling{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var got strings.Builder
 	deltas := 0
 	for _, c := range chunks {
@@ -323,9 +262,9 @@ func TestStreamedArgumentsExact(t *testing.T) {
 			}
 		}
 	}
-	if got.String() != args || deltas < 10 {
-		t.Errorf("%d deltas concatenate to %q, want %q", deltas, got.String(), args)
-	}
+	assert.Equal(t, args, got.String(), "the deltas concatenated")
+	assert.GreaterOrEqual(t, deltas, 10, "argument deltas")
+
 }
 
 // containsRun reports whether run occurs in toks.
