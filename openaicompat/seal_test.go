@@ -3,13 +3,14 @@ package openaicompat
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func testSealer(t *testing.T, keys ...string) *ReasoningSealer {
@@ -19,9 +20,7 @@ func testSealer(t *testing.T, keys ...string) *ReasoningSealer {
 		ks = append(ks, []byte(k))
 	}
 	s, err := NewReasoningSealer(ks...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return s
 }
 
@@ -35,23 +34,18 @@ func TestReasoningSealer(t *testing.T) {
 	text := "Need to use get_weather for Zürich. 東京 🙂"
 	const owner, id = "acme", "rs_1"
 	sealed := s.Seal(owner, id, text)
-	if strings.Contains(sealed, "get_weather") {
-		t.Fatal("sealed text is readable")
-	}
-	if sealed == s.Seal(owner, id, text) {
-		t.Error("two seals of one text are equal: the nonce is not fresh")
-	}
-	if got, err := s.Open(owner, id, sealed); err != nil || got != text {
-		t.Fatalf("Open = %q, %v", got, err)
-	}
+	require.NotContains(t, sealed, "get_weather", "sealed text is readable")
+	assert.NotEqual(t, sealed, s.Seal(owner, id, text), "two seals of one text are equal: the nonce is not fresh")
+	got, err := s.Open(owner, id, sealed)
+	require.NoError(t, err, "Open")
+	require.Equal(t, text, got, "Open")
 	// Rotation: a new key first seals; the old key still opens.
 	rotated := testSealer(t, key2, key1)
-	if got, err := rotated.Open(owner, id, sealed); err != nil || got != text {
-		t.Errorf("rotated Open = %q, %v", got, err)
+	if got, err := rotated.Open(owner, id, sealed); assert.NoError(t, err, "rotated Open") {
+		assert.Equal(t, text, got, "rotated Open")
 	}
-	if _, err := s.Open(owner, id, rotated.Seal(owner, id, text)); !errors.Is(err, ErrSealedReasoning) {
-		t.Errorf("a foreign key's seal opened: %v", err)
-	}
+	_, err = s.Open(owner, id, rotated.Seal(owner, id, text))
+	assert.ErrorIs(t, err, ErrSealedReasoning, "a foreign key's seal opened")
 	raw, _ := base64.StdEncoding.DecodeString(sealed)
 	v1 := append([]byte{1}, raw[1:]...)
 	for name, bad := range map[string]string{
@@ -63,9 +57,9 @@ func TestReasoningSealer(t *testing.T) {
 		"empty":     "",
 		"truncated": sealed[:len(sealed)-8],
 	} {
-		if got, err := s.Open(owner, id, bad); !errors.Is(err, ErrSealedReasoning) || got != "" {
-			t.Errorf("%s: Open = %q, %v", name, got, err)
-		}
+		got, err := s.Open(owner, id, bad)
+		assert.ErrorIs(t, err, ErrSealedReasoning, name)
+		assert.Empty(t, got, name)
 	}
 	// The item id and the owner are bound: under any other the seal does
 	// not open, with the error of a changed seal, whichever differs. The
@@ -77,17 +71,15 @@ func TestReasoningSealer(t *testing.T) {
 		{owner, "rs_2"}, {"other", id}, {"", id}, {owner, ""}, {"acm", "ers_1"}, {"acmer", "s_1"},
 	} {
 		got, err := s.Open(b.owner, b.id, sealed)
-		if !errors.Is(err, ErrSealedReasoning) || got != "" || err.Error() != want {
-			t.Errorf("Open(%q, %q) = %q, %v; want %q", b.owner, b.id, got, err, want)
-		}
+		assert.ErrorIs(t, err, ErrSealedReasoning, "Open(%q, %q)", b.owner, b.id)
+		assert.Empty(t, got, "Open(%q, %q)", b.owner, b.id)
+		assert.EqualError(t, err, want, "Open(%q, %q)", b.owner, b.id)
 	}
-	if err := changed("x", "z"); !strings.HasSuffix(err.Error(), ": it was changed, or sealed for another item") {
-		t.Errorf("changed seal: %v", err)
-	}
+	err = changed("x", "z")
+	assert.True(t, strings.HasSuffix(err.Error(), ": it was changed, or sealed for another item"), "changed seal: %v", err)
 	for _, bad := range [][][]byte{nil, {[]byte("short")}, {[]byte(key1), []byte(key1)}} {
-		if _, err := NewReasoningSealer(bad...); err == nil {
-			t.Errorf("NewReasoningSealer(%q) succeeded", bad)
-		}
+		_, err := NewReasoningSealer(bad...)
+		assert.Error(t, err, "NewReasoningSealer(%q)", bad)
 	}
 }
 
@@ -100,24 +92,17 @@ func TestSealedReasoningRoundTrip(t *testing.T) {
 	enc := testenc.Encoding(t)
 	sealer := testSealer(t, key1)
 	var req ResponsesRequest
-	if err := DecodeRequest([]byte(`{"model":"m","input":"Weather in Zürich?","store":false,"include":["reasoning.encrypted_content"],
-		"tools":[{"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"location":{"type":"string"}}}}]}`), &req); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := req.Conversation(nil); !errors.Is(err, ErrUnsupportedParameter) {
-		t.Fatalf("include encrypted reasoning without a sealer: %v", err)
-	}
+	require.NoError(t, DecodeRequest([]byte(`{"model":"m","input":"Weather in Zürich?","store":false,"include":["reasoning.encrypted_content"],
+		"tools":[{"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"location":{"type":"string"}}}}]}`), &req))
+	_, err := req.Conversation(nil)
+	require.ErrorIs(t, err, ErrUnsupportedParameter, "include encrypted reasoning without a sealer")
 	ro := req.ResponseOptions()
 	ro.Sealer, ro.IDGenerator, ro.Created = sealer, counter(), 1
 	toks := enc.EncodeWithSpecialTokens(sampledCall)
 	resp, err := ResponseFromTokens(enc, toks, Sampling{}, &ro)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	events, err := streamResponses(enc, toks, Sampling{}, &ro)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var streamed, streamedID string
 	for _, e := range events {
 		if e.Type == "response.output_item.done" && e.Item.Type == "reasoning" {
@@ -125,12 +110,12 @@ func TestSealedReasoningRoundTrip(t *testing.T) {
 		}
 	}
 	rs := resp.Output[0]
-	if rs.Type != "reasoning" || rs.EncryptedContent == "" || streamed == "" {
-		t.Fatalf("no sealed reasoning: %s / streamed %q", marshalLine(rs), streamed)
-	}
+	require.Equal(t, "reasoning", rs.Type, "no sealed reasoning: %s", marshalLine(rs))
+	require.NotEmpty(t, rs.EncryptedContent, "no sealed reasoning: %s", marshalLine(rs))
+	require.NotEmpty(t, streamed, "no sealed reasoning streamed")
 	for id, sealed := range map[string]string{rs.ID: rs.EncryptedContent, streamedID: streamed} {
-		if got, err := sealer.Open("", id, sealed); err != nil || got != "Need to use get_weather for Zürich." {
-			t.Errorf("sealed reasoning opens to %q, %v", got, err)
+		if got, err := sealer.Open("", id, sealed); assert.NoError(t, err, "the sealed reasoning of %s", id) {
+			assert.Equal(t, "Need to use get_weather for Zürich.", got, "the sealed reasoning of %s", id)
 		}
 	}
 
@@ -144,12 +129,9 @@ func TestSealedReasoningRoundTrip(t *testing.T) {
 		return responsesPrompt(t, enc, string(body), opts)
 	}
 	prompt, err := next(input, &RequestOptions{Sealer: sealer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(prompt, "<|start|>assistant<|channel|>analysis<|message|>Need to use get_weather for Zürich.<|end|>") || strings.Contains(prompt, "forged") {
-		t.Errorf("the prompt does not carry the sealed reasoning:\n%s", prompt)
-	}
+	require.NoError(t, err)
+	assert.Contains(t, prompt, "<|start|>assistant<|channel|>analysis<|message|>Need to use get_weather for Zürich.<|end|>", "the prompt does not carry the sealed reasoning")
+	assert.NotContains(t, prompt, "forged", "the prompt carries the client's reasoning")
 
 	// The reasoning of another item: the same response's message, the
 	// next response's reasoning, or another tenant's.
@@ -184,15 +166,14 @@ func TestSealedReasoningRoundTrip(t *testing.T) {
 		}
 		_, err := next(items, tc.opts)
 		var re *RequestError
-		if !errors.Is(err, tc.want) || !errors.As(err, &re) || re.Param != "input[1].encrypted_content" {
-			t.Errorf("%s: %v", name, err)
+		if !assert.ErrorIs(t, err, tc.want, name) || !assert.ErrorAs(t, err, &re, name) ||
+			!assert.Equal(t, "input[1].encrypted_content", re.Param, name) {
 			continue
 		}
-		if status, _ := HTTPError(err); status != 400 {
-			t.Errorf("%s: status %d", name, status)
-		}
-		if tc.msg != "" && err.Error() != "openaicompat: "+tc.msg {
-			t.Errorf("%s: %q\nwant %q", name, err.Error(), "openaicompat: "+tc.msg)
+		status, _ := HTTPError(err)
+		assert.Equal(t, 400, status, "%s: status", name)
+		if tc.msg != "" {
+			assert.EqualError(t, err, "openaicompat: "+tc.msg, name)
 		}
 	}
 
@@ -200,21 +181,17 @@ func TestSealedReasoningRoundTrip(t *testing.T) {
 	// that tenant's requests (RequestOptions.Owner) and no one else's.
 	ro.Owner = "tenant-a"
 	respA, err := ResponseFromTokens(enc, toks, Sampling{}, &ro)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	inputA := []Item{input[0], respA.Output[0], respA.Output[1],
 		{Type: "function_call_output", CallID: respA.Output[1].CallID, Output: &ItemContent{Text: `{"temp": 21}`}}}
 	inputA[1].Content = nil
-	if prompt, err := next(inputA, &RequestOptions{Sealer: sealer, Owner: "tenant-a"}); err != nil ||
-		!strings.Contains(prompt, "<|message|>Need to use get_weather for Zürich.<|end|>") {
-		t.Errorf("tenant a's own sealed reasoning: %v\n%s", err, prompt)
+	if prompt, err := next(inputA, &RequestOptions{Sealer: sealer, Owner: "tenant-a"}); assert.NoError(t, err, "tenant a's own sealed reasoning") {
+		assert.Contains(t, prompt, "<|message|>Need to use get_weather for Zürich.<|end|>", "tenant a's own sealed reasoning")
 	}
 	for _, owner := range []string{"", "tenant-b", "tenant-"} {
-		if _, err := next(inputA, &RequestOptions{Sealer: sealer, Owner: owner}); !errors.Is(err, ErrSealedReasoning) ||
-			err.Error() != "openaicompat: "+fmt.Sprintf(changed, respA.Output[0].ID) {
-			t.Errorf("tenant a's sealed reasoning opened for %q: %v", owner, err)
-		}
+		_, err := next(inputA, &RequestOptions{Sealer: sealer, Owner: owner})
+		assert.ErrorIs(t, err, ErrSealedReasoning, "tenant a's sealed reasoning opened for %q", owner)
+		assert.EqualError(t, err, "openaicompat: "+fmt.Sprintf(changed, respA.Output[0].ID), "tenant a's sealed reasoning for %q", owner)
 	}
 }
 
@@ -240,24 +217,16 @@ func TestItemReference(t *testing.T) {
 	body := `{"model":"m","tools":[{"type":"function","name":"f"}],"input":[{"role":"user","content":"hi"},
 		{"type":"item_reference","id":"rs_1"},{"id":"fc_1"},{"type":"function_call_output","call_id":"call_1","output":"ok"}]}`
 	var r ResponsesRequest
-	if err := DecodeRequest([]byte(body), &r); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, DecodeRequest([]byte(body), &r))
 	conv, err := r.Conversation(&RequestOptions{Items: store})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p, _ := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
 	prompt, _ := enc.Decode(p)
 	want := `<|start|>user<|message|>hi<|end|><|start|>assistant<|channel|>analysis<|message|>Call the tool.<|end|>` +
 		`<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{}<|call|>` +
 		`<|start|>functions.f to=assistant<|channel|>commentary<|message|>ok<|end|><|start|>assistant`
-	if !strings.HasSuffix(prompt, want) {
-		t.Errorf("prompt\n%s\nwant suffix\n%s", prompt, want)
-	}
-	if r.Input.Items[1].Type != "item_reference" {
-		t.Error("resolving changed the request")
-	}
+	assert.True(t, strings.HasSuffix(prompt, want), "prompt\n%s\nwant suffix\n%s", prompt, want)
+	assert.Equal(t, "item_reference", r.Input.Items[1].Type, "resolving changed the request")
 	for _, tc := range []struct {
 		opts *RequestOptions
 		msg  string
@@ -266,11 +235,12 @@ func TestItemReference(t *testing.T) {
 		{&RequestOptions{Items: mapStore{}}, `openaicompat: input[1].id: item reference cannot be resolved: no stored item has the id "rs_1"`},
 	} {
 		_, err := r.Conversation(tc.opts)
-		if !errors.Is(err, ErrItemReference) || err.Error() != tc.msg {
-			t.Errorf("got %v\nwant %s", err, tc.msg)
-		}
-		if status, body := HTTPError(err); status != 400 || *body.Error.Code != "invalid_item_reference" {
-			t.Errorf("HTTPError: %d %s", status, marshalLine(body))
+		assert.ErrorIs(t, err, ErrItemReference)
+		assert.EqualError(t, err, tc.msg)
+		status, body := HTTPError(err)
+		assert.Equal(t, 400, status, "HTTPError: %s", marshalLine(body))
+		if assert.NotNil(t, body.Error.Code, "HTTPError: %s", marshalLine(body)) {
+			assert.Equal(t, "invalid_item_reference", *body.Error.Code, "HTTPError: %s", marshalLine(body))
 		}
 	}
 }
@@ -300,15 +270,11 @@ func TestPreviousResponse(t *testing.T) {
 	convert := func(body string, opts *RequestOptions) (string, error) { return responsesPrompt(t, enc, body, opts) }
 	const tools = `"tools":[{"type":"function","name":"w"}]`
 	prompt, err := convert(`{`+tools+`,"previous_response_id":"resp_1","input":[{"type":"function_call_output","call_id":"call_1","output":"21 C"}]}`, &RequestOptions{Responses: store})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := `<|start|>user<|message|>Weather in Oslo?<|end|><|start|>assistant<|channel|>analysis<|message|>Call it.<|end|>` +
 		`<|start|>assistant<|channel|>commentary to=functions.w <|constrain|>json<|message|>{"city":"Oslo"}<|call|>` +
 		`<|start|>functions.w to=assistant<|channel|>commentary<|message|>21 C<|end|><|start|>assistant`
-	if !strings.HasSuffix(prompt, want) {
-		t.Errorf("prompt\n%s\nwant suffix\n%s", prompt, want)
-	}
+	assert.True(t, strings.HasSuffix(prompt, want), "prompt\n%s\nwant suffix\n%s", prompt, want)
 	for _, tc := range []struct {
 		body  string
 		opts  *RequestOptions
@@ -327,8 +293,10 @@ func TestPreviousResponse(t *testing.T) {
 	} {
 		_, err := convert(tc.body, tc.opts)
 		var re *RequestError
-		if !errors.As(err, &re) || re.MessageIndex != tc.index || re.Param != tc.param || re.Code != tc.code {
-			t.Errorf("%s: %v (%+v), want index %d param %s code %s", tc.body, err, re, tc.index, tc.param, tc.code)
+		if assert.ErrorAs(t, err, &re, tc.body) {
+			assert.Equal(t, tc.index, re.MessageIndex, tc.body)
+			assert.Equal(t, tc.param, re.Param, tc.body)
+			assert.Equal(t, tc.code, re.Code, tc.body)
 		}
 	}
 }
@@ -338,16 +306,13 @@ func TestPreviousResponse(t *testing.T) {
 func responsesPrompt(t *testing.T, enc *harmony.Encoding, body string, opts *RequestOptions) (string, error) {
 	t.Helper()
 	var r ResponsesRequest
-	if err := DecodeRequest([]byte(body), &r); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, DecodeRequest([]byte(body), &r))
 	conv, err := r.Conversation(opts)
 	if err != nil {
 		return "", err
 	}
 	p, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return enc.Decode(p)
+
 }
