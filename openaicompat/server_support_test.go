@@ -3,7 +3,6 @@ package openaicompat
 import (
 	"encoding/json"
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -42,16 +41,12 @@ func TestValidate(t *testing.T) {
 			var convert func() error
 			if tc.chat {
 				var r ChatCompletionRequest
-				if err := json.Unmarshal([]byte(tc.body), &r); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, json.Unmarshal([]byte(tc.body), &r))
 				validate = r.Validate
 				convert = func() error { _, err := r.Conversation(nil); return err }
 			} else {
 				var r ResponsesRequest
-				if err := json.Unmarshal([]byte(tc.body), &r); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, json.Unmarshal([]byte(tc.body), &r))
 				validate = r.Validate
 				convert = func() error { _, err := r.Conversation(nil); return err }
 			}
@@ -103,56 +98,36 @@ func TestResponsesStreamFail(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := NewResponsesStreamConverter(enc, &ResponseOptions{Model: "m", Created: 1, IDGenerator: counter()})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			next := 0
 			for _, tok := range enc.EncodeWithSpecialTokens(tc.tokens) {
 				events, err := c.Process(tok)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				next += len(events)
 			}
 			if tc.tokens == "" {
 				next = 2 // response.created and response.in_progress, sent by Fail
 			}
 			events := c.Fail(tc.err)
-			if len(events) < len(tc.want) {
-				t.Fatalf("%d events", len(events))
-			}
+			require.GreaterOrEqual(t, len(events), len(tc.want), "events")
 			events = events[len(events)-len(tc.want):]
 			for i, e := range events {
-				got := strings.TrimSpace(marshalLine(e))
-				if got != tc.want[i] {
-					t.Errorf("event %d:\n got %s\nwant %s", i, got, tc.want[i])
-				}
+				assert.Equal(t, tc.want[i], strings.TrimSpace(marshalLine(e)), "event %d", i)
 			}
-			if events[0].SequenceNumber != next {
-				t.Errorf("error event's sequence number %d, want %d", events[0].SequenceNumber, next)
-			}
-			if more := c.Fail(tc.err); more != nil {
-				t.Errorf("second Fail returned %d events", len(more))
-			}
-			if _, err := c.Process(1); !errors.Is(err, ErrStreamFinished) {
-				t.Errorf("Process after Fail: %v", err)
-			}
-			if _, err := c.Finish(Sampling{}); !errors.Is(err, ErrStreamFinished) {
-				t.Errorf("Finish after Fail: %v", err)
-			}
+			assert.Equal(t, next, events[0].SequenceNumber, "the error event's sequence number")
+			assert.Nil(t, c.Fail(tc.err), "second Fail")
+			_, err = c.Process(1)
+			assert.ErrorIs(t, err, ErrStreamFinished, "Process after Fail")
+			_, err = c.Finish(Sampling{})
+			assert.ErrorIs(t, err, ErrStreamFinished, "Finish after Fail")
 		})
 	}
 	t.Run("after Finish", func(t *testing.T) {
 		c, err := NewResponsesStreamConverter(enc, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.Finish(Sampling{}); err != nil {
-			t.Fatal(err)
-		}
-		if events := c.Fail(errors.New("late")); events != nil {
-			t.Errorf("Fail after Finish returned %d events", len(events))
-		}
+		require.NoError(t, err)
+		_, err = c.Finish(Sampling{})
+		require.NoError(t, err)
+		assert.Nil(t, c.Fail(errors.New("late")), "Fail after Finish")
 	})
 }
 
@@ -180,24 +155,17 @@ func TestReasoningTokens(t *testing.T) {
 			opts := &ResponseOptions{Strict: !tc.lenient, IDGenerator: counter(), Created: 1}
 			s := Sampling{PromptTokens: 7, CachedTokens: 3}
 			cc, err := NewChatStreamConverter(enc, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			rc, err := NewResponsesStreamConverter(enc, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			for _, x := range tc.tokens {
-				if _, err := cc.Process(x); err != nil {
-					t.Fatal(err)
-				}
-				if _, err := rc.Process(x); err != nil {
-					t.Fatal(err)
-				}
+				_, err := cc.Process(x)
+				require.NoError(t, err)
+				_, err = rc.Process(x)
+				require.NoError(t, err)
 			}
-			if cc.ReasoningTokens() != tc.want || rc.ReasoningTokens() != tc.want {
-				t.Errorf("before Finish: %d, %d, want %d", cc.ReasoningTokens(), rc.ReasoningTokens(), tc.want)
-			}
+			assert.Equal(t, tc.want, cc.ReasoningTokens(), "chat, before Finish")
+			assert.Equal(t, tc.want, rc.ReasoningTokens(), "responses, before Finish")
 			o := *opts
 			o.StreamUsage = true
 			cc, _ = NewChatStreamConverter(enc, &o)
@@ -205,52 +173,33 @@ func TestReasoningTokens(t *testing.T) {
 				cc.Process(x)
 			}
 			chunks, err := cc.Finish(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if cc.ReasoningTokens() != tc.want {
-				t.Errorf("after Finish: %d, want %d", cc.ReasoningTokens(), tc.want)
-			}
-			if got := detail(chunks[len(chunks)-1].Usage); got != tc.want {
-				t.Errorf("stream usage: %d reasoning tokens, want %d", got, tc.want)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, cc.ReasoningTokens(), "after Finish")
+			assert.Equal(t, tc.want, detail(chunks[len(chunks)-1].Usage), "stream usage: reasoning tokens")
 			events, err := rc.Finish(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if u := events[len(events)-1].Response.Usage; respDetail(u) != tc.want {
-				t.Errorf("responses stream usage: %+v, want %d", u, tc.want)
-			}
+			require.NoError(t, err)
+			streamUsage := events[len(events)-1].Response.Usage
+			assert.Equal(t, tc.want, respDetail(streamUsage), "responses stream usage: %+v", streamUsage)
 			cr, err := ChatCompletionFromTokens(enc, tc.tokens, s, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := detail(cr.Usage); got != tc.want {
-				t.Errorf("ChatCompletionFromTokens: %d, want %d", got, tc.want)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, detail(cr.Usage), "ChatCompletionFromTokens")
 			r, err := ResponseFromTokens(enc, tc.tokens, s, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := respDetail(r.Usage); got != tc.want {
-				t.Errorf("ResponseFromTokens: %d, want %d", got, tc.want)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, respDetail(r.Usage), "ResponseFromTokens")
 			// The converters count the completion's tokens themselves.
 			wantChat := ChatUsage{PromptTokens: 7, CompletionTokens: len(tc.tokens), TotalTokens: 7 + len(tc.tokens),
 				PromptTokensDetails: &PromptTokensDetails{CachedTokens: 3}, CompletionTokensDetails: &CompletionTokensDetails{ReasoningTokens: tc.want}}
-			if !reflect.DeepEqual(*cr.Usage, wantChat) {
-				t.Errorf("ChatCompletionFromTokens usage %s, want %s", marshalLine(cr.Usage), marshalLine(wantChat))
-			}
-			if got := chunks[len(chunks)-1].Usage; !reflect.DeepEqual(*got, wantChat) {
-				t.Errorf("stream usage %s, want %s", marshalLine(got), marshalLine(wantChat))
-			}
-			if u := r.Usage; u.InputTokens != 7 || u.OutputTokens != len(tc.tokens) || u.TotalTokens != 7+len(tc.tokens) {
-				t.Errorf("ResponseFromTokens usage %s", marshalLine(u))
-			}
+			assert.Equal(t, wantChat, *cr.Usage, "ChatCompletionFromTokens usage")
+			assert.Equal(t, wantChat, *chunks[len(chunks)-1].Usage, "stream usage")
+			u := r.Usage
+			assert.Equal(t, 7, u.InputTokens, "ResponseFromTokens usage %s", marshalLine(u))
+			assert.Equal(t, len(tc.tokens), u.OutputTokens, "ResponseFromTokens usage %s", marshalLine(u))
+			assert.Equal(t, 7+len(tc.tokens), u.TotalTokens, "ResponseFromTokens usage %s", marshalLine(u))
 		})
 	}
 }
 
+// detail returns the reasoning tokens of a chat usage, 0 without one.
 func detail(u *ChatUsage) int {
 	if u == nil || u.CompletionTokensDetails == nil {
 		return 0
@@ -258,7 +207,10 @@ func detail(u *ChatUsage) int {
 	return u.CompletionTokensDetails.ReasoningTokens
 }
 
+// respDetail returns the reasoning tokens of a Responses usage, 0
+// without one.
 func respDetail(u *ResponsesUsage) int {
+
 	if u == nil {
 		return 0
 	}
