@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	js "github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/stretchr/testify/require"
 )
 
 // This file loads OpenAI's own schemas, testdata/openapi/openapi-subset.json
@@ -367,11 +368,10 @@ func jsonPath(ptr string) string {
 	return b.String()
 }
 
+// mustSpec returns the compiled spec, or fails t with the load's error.
 func mustSpec(t testing.TB) *spec {
 	t.Helper()
 	sp, err := loadSpec()
-	if err != nil {
-		t.Fatalf("%s: %v", specFile, err)
-	}
+	require.NoError(t, err, specFile)
 	return sp
 }

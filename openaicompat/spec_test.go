@@ -12,6 +12,8 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The tests of this file validate everything the package writes against
@@ -30,22 +32,17 @@ func TestSpecGolden(t *testing.T) {
 	sp := mustSpec(t)
 	outputs, _ := filepath.Glob(filepath.Join("testdata", "outputs", "*.golden"))
 	requests, _ := filepath.Glob(filepath.Join("testdata", "requests", "*.golden"))
-	if len(outputs) == 0 || len(requests) == 0 {
-		t.Fatal("no golden files")
-	}
+	require.NotEmpty(t, outputs, "no golden files of outputs")
+	require.NotEmpty(t, requests, "no golden files of requests")
 	checked := map[string]int{}
 	check := func(t *testing.T, file string, line int, what string, doc []byte) {
 		t.Helper()
-		if err := sp.validate(what, doc); err != nil {
-			t.Errorf("%s:%d: %v", file, line, err)
-		}
+		assert.NoError(t, sp.validate(what, doc), "%s:%d", file, line)
 		checked[what]++
 	}
 	for _, file := range outputs {
 		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var section string
 		var body []string
 		start := 0
@@ -68,7 +65,7 @@ func TestSpecGolden(t *testing.T) {
 					case section == "responses events":
 						check(t, file, start+i, "", []byte(l))
 					default:
-						t.Errorf("%s:%d: unknown section %q", file, start, section)
+						assert.Failf(t, "unknown section", "%s:%d: %q", file, start, section)
 					}
 				}
 			}
@@ -85,9 +82,7 @@ func TestSpecGolden(t *testing.T) {
 	}
 	for _, file := range requests {
 		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for i, l := range strings.Split(string(data), "\n") {
 			if wire, ok := strings.CutPrefix(l, "wire: "); ok {
 				check(t, file, i+1, specError, []byte(wire))
@@ -95,9 +90,7 @@ func TestSpecGolden(t *testing.T) {
 		}
 	}
 	for _, what := range []string{specChat, specChunk, specResponse, "", specError} {
-		if checked[what] == 0 {
-			t.Errorf("no %q document in the golden files", what)
-		}
+		assert.NotZero(t, checked[what], "no %q document in the golden files", what)
 	}
 }
 
@@ -112,9 +105,7 @@ func TestSpecValidator(t *testing.T) {
 		`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"x"},"logprobs":null,"finish_reason":null}],"usage":null}`,
 		`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"logprobs":{"content":null,"refusal":null},"finish_reason":"stop"}]}`,
 	} {
-		if err := sp.validate(specChunk, []byte(doc)); err != nil {
-			t.Errorf("%s: %v", doc, err)
-		}
+		assert.NoError(t, sp.validate(specChunk, []byte(doc)), doc)
 	}
 	tests := []struct {
 		component string
@@ -138,25 +129,20 @@ func TestSpecValidator(t *testing.T) {
 	}
 	for _, tc := range tests {
 		err := sp.validate(tc.component, []byte(tc.doc))
-		if err == nil {
-			t.Errorf("%s accepted", tc.doc)
+		if !assert.Error(t, err, "%s accepted", tc.doc) {
 			continue
 		}
 		for _, w := range tc.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%s: error lacks %q:\n%v", tc.doc, w, err)
-			}
+			assert.ErrorContains(t, err, w, tc.doc)
 		}
-		if n := strings.Count(err.Error(), "\n"); n > 1 && tc.component == "" {
-			t.Errorf("%s: %d failures reported, want 1:\n%v", tc.doc, n, err)
+		if tc.component == "" {
+			assert.LessOrEqual(t, strings.Count(err.Error(), "\n"), 1, "%s: failures reported, want 1:\n%v", tc.doc, err)
 		}
 	}
 	// A Responses object is required to have its request's parameters.
 	err := sp.validate(specResponse, []byte(`{"id":"r","object":"response","created_at":1,"status":"completed","model":"m","output":[]}`))
 	for _, field := range []string{"error", "instructions", "tools", "tool_choice", "temperature", "top_p", "parallel_tool_calls", "metadata", "incomplete_details"} {
-		if err == nil || !strings.Contains(err.Error(), "'"+field+"'") {
-			t.Errorf("a response without %s is not reported: %v", field, err)
-		}
+		assert.ErrorContains(t, err, "'"+field+"'", "a response without %s is not reported", field)
 	}
 }
 
@@ -193,9 +179,7 @@ var counters = map[string]bool{"sequence_number": true, "output_index": true, "c
 func (r *specRun) check(t testing.TB, component string, v any) {
 	t.Helper()
 	data, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var key string
 	if r.seen != nil {
 		skel, _ := r.skeleton(data, 0, "", []byte(component))
@@ -203,9 +187,7 @@ func (r *specRun) check(t testing.TB, component string, v any) {
 			return
 		}
 	}
-	if err := r.sp.validate(component, data); err != nil {
-		t.Fatalf("%v\n%s", err, data)
-	}
+	require.NoError(t, r.sp.validate(component, data), "%s", data)
 	if r.seen != nil {
 		if len(r.seen) == maxSkeletons {
 			clear(r.seen)
@@ -342,9 +324,7 @@ func TestResponseEcho(t *testing.T) {
 	enc := testenc.Encoding(t)
 	run := &specRun{sp: mustSpec(t)}
 	var req ResponsesRequest
-	if err := json.Unmarshal([]byte(echoRequest), &req); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(echoRequest), &req))
 	toks := enc.EncodeWithSpecialTokens(`<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Oslo"}<|call|>`)
 	const (
 		defaults = `"instructions":null,"model":"m","output":[],"parallel_tool_calls":true,"temperature":1,"tool_choice":"auto","tools":[],"top_p":1,"metadata":{}}`
@@ -364,24 +344,15 @@ func TestResponseEcho(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Created, tc.opts.IDGenerator = 1, counter()
 			events, err := streamResponses(enc, toks, Sampling{}, &tc.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := strings.TrimSpace(marshalLine(events[0])); !strings.HasSuffix(got, tc.want+"}") {
-				t.Errorf("response.created\n got %s\nwant …%s}", got, tc.want)
-			}
+			require.NoError(t, err)
+			got := strings.TrimSpace(marshalLine(events[0]))
+			assert.True(t, strings.HasSuffix(got, tc.want+"}"), "response.created\n got %s\nwant …%s}", got, tc.want)
 			tc.opts.IDGenerator = counter()
 			resp, err := ResponseFromTokens(enc, toks, Sampling{}, &tc.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			final, err := foldEvents(events)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if a, b := marshalLine(final), marshalLine(resp); a != b {
-				t.Errorf("streamed %s != whole %s", a, b)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, marshalLine(resp), marshalLine(final), "streamed, want the whole response")
 			run.responses(t, resp, events)
 		})
 	}
@@ -395,16 +366,10 @@ func TestSpecSealed(t *testing.T) {
 	toks := enc.EncodeWithSpecialTokens(`<|channel|>analysis<|message|>Think.<|end|><|start|>assistant<|channel|>final<|message|>Hi.<|return|>`)
 	opts := &ResponseOptions{Created: 1, IDGenerator: counter(), SealReasoning: true, Sealer: testSealer(t, key1)}
 	resp, err := ResponseFromTokens(enc, toks, Sampling{}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.Output[0].EncryptedContent == "" {
-		t.Fatalf("no encrypted_content: %s", marshalLine(resp))
-	}
+	require.NoError(t, err)
+	require.NotEmpty(t, resp.Output[0].EncryptedContent, "no encrypted_content: %s", marshalLine(resp))
 	events, err := streamResponses(enc, toks, Sampling{}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	run.responses(t, resp, events)
 }
 
@@ -421,14 +386,14 @@ func TestSpecFail(t *testing.T) {
 		run.responses(t, nil, failStream(enc, toks[:n], &ResponseOptions{Created: 1, IDGenerator: counter(), Echo: specEcho()}))
 	}
 	c, err := NewResponsesStreamConverter(enc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	run.responses(t, nil, c.Fail(reqErr(-1, "tools[0].name", ErrInvalidTool, "bad")))
 	events := failStream(enc, enc.EncodeWithSpecialTokens(`<|start|>user<|message|>Hi<|end|>`), &ResponseOptions{ExpectStart: true})
-	if last := events[len(events)-1]; last.Type != "response.failed" || last.Response.Error.Code != "server_error" {
-		t.Errorf("strict conversion of a user message: %s", marshalLine(last))
+	last := events[len(events)-1]
+	if assert.Equal(t, "response.failed", last.Type, "strict conversion of a user message: %s", marshalLine(last)) {
+		assert.Equal(t, "server_error", last.Response.Error.Code, "strict conversion of a user message: %s", marshalLine(last))
 	}
+
 	run.responses(t, nil, events)
 }
 
