@@ -21,6 +21,8 @@ import (
 	"github.com/go-harmony/harmony/internal/testsupport/sample"
 	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 	"github.com/go-harmony/harmony/openaicompat"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // sseOptions are fixed response options: ids 1, 2, 3, … and a fixed clock.
@@ -39,9 +41,7 @@ func wireJSON(t *testing.T, v any) string {
 	var b bytes.Buffer
 	e := json.NewEncoder(&b)
 	e.SetEscapeHTML(false)
-	if err := e.Encode(v); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, e.Encode(v))
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
@@ -49,17 +49,15 @@ func wireJSON(t *testing.T, v any) string {
 const sseSampled = `<|channel|>analysis<|message|>Compare <a> & <b>.<|end|>` +
 	`<|start|>assistant<|channel|>final<|message|>a < b & b > c<|return|>`
 
+// checkStreamHeaders checks that rec holds the start of an event stream:
+// status 200 and the headers of one.
 func checkStreamHeaders(t *testing.T, rec *httptest.ResponseRecorder) {
 	t.Helper()
 	want := map[string]string{"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 	for k, v := range want {
-		if got := rec.Header().Get(k); got != v {
-			t.Errorf("%s: %q, want %q", k, got, v)
-		}
+		assert.Equal(t, v, rec.Header().Get(k), k)
 	}
-	if rec.Code != http.StatusOK {
-		t.Errorf("status %d, want 200", rec.Code)
-	}
+	assert.Equal(t, http.StatusOK, rec.Code, "status")
 }
 
 func TestSSEWriterChat(t *testing.T) {
@@ -67,54 +65,34 @@ func TestSSEWriterChat(t *testing.T) {
 	toks := enc.EncodeWithSpecialTokens(sseSampled)
 	rec := httptest.NewRecorder()
 	sse := openaicompat.NewSSEWriter(rec)
-	if err := sse.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if !rec.Flushed || rec.Body.Len() != 0 {
-		t.Fatalf("after Start: flushed %v, body %q", rec.Flushed, rec.Body)
-	}
+	require.NoError(t, sse.Start())
+	require.True(t, rec.Flushed, "after Start: not flushed")
+	require.Zero(t, rec.Body.Len(), "after Start: body %q", rec.Body)
 	checkStreamHeaders(t, rec)
 
 	c, err := openaicompat.NewChatStreamConverter(enc, sseOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var want strings.Builder
 	for _, tok := range toks {
 		chunks, err := c.Process(tok)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, ch := range chunks {
 			want.WriteString("data: " + wireJSON(t, ch) + "\n\n")
 		}
-		if err := sse.WriteChunks(chunks...); err != nil {
-			t.Fatal(err)
-		}
-		if rec.Body.String() != want.String() {
-			t.Fatalf("body not flushed up to the chunks written:\n%s\nwant\n%s", rec.Body, &want)
-		}
+		require.NoError(t, sse.WriteChunks(chunks...))
+		require.Equal(t, want.String(), rec.Body.String(), "body not flushed up to the chunks written")
 	}
 	chunks, err := c.Finish(openaicompat.Sampling{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, ch := range chunks {
 		want.WriteString("data: " + wireJSON(t, ch) + "\n\n")
 	}
-	if err := sse.WriteChunks(chunks...); err != nil {
-		t.Fatal(err)
-	}
-	if err := sse.WriteDone(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, sse.WriteChunks(chunks...))
+	require.NoError(t, sse.WriteDone())
 	want.WriteString("data: [DONE]\n\n")
-	if got := rec.Body.String(); got != want.String() {
-		t.Errorf("body:\n%s\nwant:\n%s", got, &want)
-	}
-	if !strings.Contains(rec.Body.String(), `"content":" &"`) || strings.Contains(rec.Body.String(), `\u003c`) {
-		t.Errorf("content HTML-escaped or missing:\n%s", rec.Body)
-	}
+	assert.Equal(t, want.String(), rec.Body.String(), "body")
+	assert.Contains(t, rec.Body.String(), `"content":" &"`, "content HTML-escaped or missing")
+	assert.NotContains(t, rec.Body.String(), `\u003c`, "content HTML-escaped")
 
 	// The stream has ended.
 	n := rec.Body.Len()
@@ -125,13 +103,9 @@ func TestSSEWriterChat(t *testing.T) {
 			return sse.WriteChatError(errors.New("late"))
 		},
 	} {
-		if err := write(); !errors.Is(err, openaicompat.ErrStreamFinished) {
-			t.Errorf("%s after WriteDone: %v, want ErrStreamFinished", name, err)
-		}
+		assert.ErrorIs(t, write(), openaicompat.ErrStreamFinished, "%s after WriteDone", name)
 	}
-	if rec.Body.Len() != n {
-		t.Errorf("written after the end: %q", rec.Body.String()[n:])
-	}
+	assert.Equal(t, n, rec.Body.Len(), "written after the end: %q", rec.Body.String()[min(n, rec.Body.Len()):])
 }
 
 func TestSSEWriterResponses(t *testing.T) {
@@ -140,41 +114,29 @@ func TestSSEWriterResponses(t *testing.T) {
 	rec := httptest.NewRecorder()
 	sse := openaicompat.NewSSEWriter(rec)
 	c, err := openaicompat.NewResponsesStreamConverter(enc, sseOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var want strings.Builder
 	write := func(events []openaicompat.ResponseEvent) {
 		t.Helper()
 		for _, e := range events {
 			want.WriteString("event: " + e.Type + "\ndata: " + wireJSON(t, e) + "\n\n")
 		}
-		if err := sse.WriteEvents(events...); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, sse.WriteEvents(events...))
 	}
 	for _, tok := range toks {
 		events, err := c.Process(tok)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		write(events)
 	}
 	events, err := c.Finish(openaicompat.Sampling{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	write(events)
 	checkStreamHeaders(t, rec) // started by the first write
-	if got := rec.Body.String(); got != want.String() {
-		t.Errorf("body:\n%s\nwant:\n%s", got, &want)
-	}
-	if !strings.HasSuffix(rec.Body.String(), "\n\n") || strings.Contains(rec.Body.String(), "[DONE]") {
-		t.Errorf("end of body: %q", rec.Body.String()[max(0, rec.Body.Len()-80):])
-	}
-	if !strings.Contains(rec.Body.String(), `"text":"a < b & b > c"`) {
-		t.Errorf("text HTML-escaped or missing:\n%s", rec.Body)
-	}
+	assert.Equal(t, want.String(), rec.Body.String(), "body")
+	end := rec.Body.String()[max(0, rec.Body.Len()-80):]
+	assert.True(t, strings.HasSuffix(rec.Body.String(), "\n\n"), "end of body: %q", end)
+	assert.NotContains(t, rec.Body.String(), "[DONE]", "end of body: %q", end)
+	assert.Contains(t, rec.Body.String(), `"text":"a < b & b > c"`, "text HTML-escaped or missing")
 }
 
 // TestSSEWriterNothing: writing no chunks or events neither writes nor
@@ -182,22 +144,14 @@ func TestSSEWriterResponses(t *testing.T) {
 func TestSSEWriterNothing(t *testing.T) {
 	rec := httptest.NewRecorder()
 	sse := openaicompat.NewSSEWriter(rec)
-	if err := sse.WriteChunks(); err != nil {
-		t.Fatal(err)
-	}
-	if err := sse.WriteEvents(); err != nil {
-		t.Fatal(err)
-	}
-	if rec.Flushed || len(rec.Header()) != 0 || rec.Body.Len() != 0 {
-		t.Errorf("written: headers %v, body %q", rec.Header(), rec.Body)
-	}
+	require.NoError(t, sse.WriteChunks())
+	require.NoError(t, sse.WriteEvents())
+	assert.False(t, rec.Flushed, "flushed")
+	assert.Empty(t, rec.Header(), "headers written")
+	assert.Zero(t, rec.Body.Len(), "body written: %q", rec.Body)
 	// So an error can still be answered with its status.
-	if err := sse.WriteChatError(&openaicompat.RequestError{Param: "messages", Code: "invalid_request", Err: openaicompat.ErrInvalidRequest}); err != nil {
-		t.Fatal(err)
-	}
-	if rec.Code != 400 {
-		t.Errorf("status %d, want 400", rec.Code)
-	}
+	require.NoError(t, sse.WriteChatError(&openaicompat.RequestError{Param: "messages", Code: "invalid_request", Err: openaicompat.ErrInvalidRequest}))
+	assert.Equal(t, 400, rec.Code, "status")
 }
 
 func TestSSEWriterChatError(t *testing.T) {
@@ -209,54 +163,32 @@ func TestSSEWriterChatError(t *testing.T) {
 		rec := httptest.NewRecorder()
 		sse := openaicompat.NewSSEWriter(rec)
 		c, err := openaicompat.NewChatStreamConverter(enc, sseOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		chunks, _ := c.Process(enc.EncodeWithSpecialTokens("<|channel|>")[0])
-		if err := sse.WriteChunks(chunks...); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, sse.WriteChunks(chunks...))
 		before := rec.Body.String()
-		if err := sse.WriteChatError(fail); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, sse.WriteChatError(fail))
 		checkStreamHeaders(t, rec)
 		frame := strings.TrimPrefix(rec.Body.String(), before)
-		if want := "data: " + wireJSON(t, wantBody) + "\n\n"; frame != want {
-			t.Errorf("error frame %q, want %q", frame, want)
-		}
-		if !strings.HasPrefix(frame, `data: {"error":{"message":"model output message 1: message not written by the assistant","type":"server_error","param":null,"code":null}}`) {
-			t.Errorf("error frame %q", frame)
-		}
-		if err := sse.WriteDone(); !errors.Is(err, openaicompat.ErrStreamFinished) {
-			t.Errorf("WriteDone after the error: %v", err)
-		}
+		assert.Equal(t, "data: "+wireJSON(t, wantBody)+"\n\n", frame, "error frame")
+		assert.True(t, strings.HasPrefix(frame, `data: {"error":{"message":"model output message 1: message not written by the assistant","type":"server_error","param":null,"code":null}}`), "error frame %q", frame)
+		assert.ErrorIs(t, sse.WriteDone(), openaicompat.ErrStreamFinished, "WriteDone after the error")
 	})
 	t.Run("not started", func(t *testing.T) {
 		rec := httptest.NewRecorder()
 		sse := openaicompat.NewSSEWriter(rec)
 		sse.WriteTimeout = time.Second // the recorder cannot set one: no error
-		if err := sse.WriteChatError(fail); err != nil {
-			t.Fatal(err)
-		}
-		if rec.Code != wantStatus || rec.Header().Get("Content-Type") != "application/json" {
-			t.Errorf("status %d, Content-Type %q; want %d, application/json", rec.Code, rec.Header().Get("Content-Type"), wantStatus)
-		}
-		if got, want := rec.Body.String(), wireJSON(t, wantBody)+"\n"; got != want {
-			t.Errorf("body %q, want %q", got, want)
-		}
-		if err := sse.WriteChunks(openaicompat.ChatCompletionChunk{}); !errors.Is(err, openaicompat.ErrStreamFinished) {
-			t.Errorf("WriteChunks after the error: %v", err)
-		}
+		require.NoError(t, sse.WriteChatError(fail))
+		assert.Equal(t, wantStatus, rec.Code, "status")
+		assert.Equal(t, "application/json", rec.Header().Get("Content-Type"), "Content-Type")
+		assert.Equal(t, wireJSON(t, wantBody)+"\n", rec.Body.String(), "body")
+		assert.ErrorIs(t, sse.WriteChunks(openaicompat.ChatCompletionChunk{}), openaicompat.ErrStreamFinished, "WriteChunks after the error")
 	})
 	t.Run("nil", func(t *testing.T) {
 		rec := httptest.NewRecorder()
-		if err := openaicompat.NewSSEWriter(rec).WriteChatError(nil); err != nil {
-			t.Fatal(err)
-		}
-		if rec.Code != 500 || !strings.Contains(rec.Body.String(), `"server_error"`) {
-			t.Errorf("status %d, body %s", rec.Code, rec.Body)
-		}
+		require.NoError(t, openaicompat.NewSSEWriter(rec).WriteChatError(nil))
+		assert.Equal(t, 500, rec.Code, "status")
+		assert.Contains(t, rec.Body.String(), `"server_error"`, "body")
 	})
 }
 
@@ -274,50 +206,35 @@ func TestSSEWriterResponsesError(t *testing.T) {
 		twin, _ := openaicompat.NewResponsesStreamConverter(enc, sseOptions())
 		for _, tok := range toks[:8] {
 			events, err := c.Process(tok)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			twin.Process(tok)
-			if err := sse.WriteEvents(events...); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, sse.WriteEvents(events...))
 		}
 		before := rec.Body.String()
-		if err := sse.WriteResponsesError(c, fail); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, sse.WriteResponsesError(c, fail))
 		var want strings.Builder
 		failEvents := twin.Fail(fail)
 		for _, e := range failEvents {
 			want.WriteString("event: " + e.Type + "\ndata: " + wireJSON(t, e) + "\n\n")
 		}
-		if got := strings.TrimPrefix(rec.Body.String(), before); got != want.String() {
-			t.Errorf("last events:\n%s\nwant:\n%s", got, &want)
+		assert.Equal(t, want.String(), strings.TrimPrefix(rec.Body.String(), before), "last events")
+		if assert.Len(t, failEvents, 2, "Fail events") {
+			assert.Equal(t, "error", failEvents[0].Type, "Fail events")
+			assert.Equal(t, "response.failed", failEvents[1].Type, "Fail events")
 		}
-		if len(failEvents) != 2 || failEvents[0].Type != "error" || failEvents[1].Type != "response.failed" {
-			t.Errorf("Fail events %+v", failEvents)
-		}
-		if events := c.Fail(fail); events != nil {
-			t.Errorf("the converter was not ended: Fail again gave %d events", len(events))
-		}
-		if err := sse.WriteEvents(failEvents...); !errors.Is(err, openaicompat.ErrStreamFinished) {
-			t.Errorf("WriteEvents after the error: %v", err)
-		}
+		assert.Nil(t, c.Fail(fail), "the converter was not ended: Fail again gave events")
+		assert.ErrorIs(t, sse.WriteEvents(failEvents...), openaicompat.ErrStreamFinished, "WriteEvents after the error")
 	})
 	t.Run("not started", func(t *testing.T) {
 		rec := httptest.NewRecorder()
 		sse := openaicompat.NewSSEWriter(rec)
 		c, _ := openaicompat.NewResponsesStreamConverter(enc, sseOptions())
-		if err := sse.WriteResponsesError(c, fail); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, sse.WriteResponsesError(c, fail))
 		_, body := openaicompat.HTTPError(fail)
-		if rec.Code != 500 || rec.Body.String() != wireJSON(t, body)+"\n" {
-			t.Errorf("status %d, body %s", rec.Code, rec.Body)
-		}
-		if events := c.Fail(fail); events != nil {
-			t.Errorf("the converter was not ended")
-		}
+		assert.Equal(t, 500, rec.Code, "status")
+		assert.Equal(t, wireJSON(t, body)+"\n", rec.Body.String(), "body")
+		assert.Nil(t, c.Fail(fail), "the converter was not ended")
+
 	})
 }
 
@@ -326,15 +243,10 @@ func TestSSEWriterBadEventType(t *testing.T) {
 		rec := httptest.NewRecorder()
 		sse := openaicompat.NewSSEWriter(rec)
 		err := sse.WriteEvents(openaicompat.ResponseEvent{Type: "response.created"}, openaicompat.ResponseEvent{Type: typ})
-		if err == nil || !strings.Contains(err.Error(), "event 1") {
-			t.Errorf("type %q: %v, want an error for event 1", typ, err)
-		}
-		if rec.Body.Len() != 0 {
-			t.Errorf("type %q: written %q", typ, rec.Body)
-		}
-		if err2 := sse.WriteDone(); err2 != err {
-			t.Errorf("then WriteDone: %v, want the same error", err2)
-		}
+		assert.ErrorContains(t, err, "event 1", "type %q: want an error for event 1", typ)
+		assert.Zero(t, rec.Body.Len(), "type %q: written %q", typ, rec.Body)
+		err2 := sse.WriteDone()
+		assert.True(t, err2 == err, "type %q: then WriteDone: %v, want the same error", typ, err2)
 	}
 }
 
@@ -360,13 +272,9 @@ func TestSSEWriterWriteErrorSticks(t *testing.T) {
 	w := &failingWriter{header: http.Header{}, ok: 1}
 	sse := openaicompat.NewSSEWriter(w)
 	chunk := openaicompat.ChatCompletionChunk{ID: "chatcmpl-1", Object: "chat.completion.chunk"}
-	if err := sse.WriteChunks(chunk); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, sse.WriteChunks(chunk))
 	err := sse.WriteChunks(chunk)
-	if !errors.Is(err, io.ErrClosedPipe) {
-		t.Fatalf("second write: %v", err)
-	}
+	require.ErrorIs(t, err, io.ErrClosedPipe, "second write")
 	for name, f := range map[string]func() error{
 		"Start":               sse.Start,
 		"WriteChunks":         func() error { return sse.WriteChunks(chunk) },
@@ -375,13 +283,10 @@ func TestSSEWriterWriteErrorSticks(t *testing.T) {
 		"WriteChatError":      func() error { return sse.WriteChatError(errors.New("x")) },
 		"WriteResponsesError": func() error { return sse.WriteResponsesError(nil, errors.New("x")) },
 	} {
-		if got := f(); got != err {
-			t.Errorf("%s after the failure: %v, want %v", name, got, err)
-		}
+		got := f()
+		assert.True(t, got == err, "%s after the failure: %v, want the same error %v", name, got, err)
 	}
-	if w.writes != 2 {
-		t.Errorf("%d writes, want 2 (none after the failure)", w.writes)
-	}
+	assert.Equal(t, 2, w.writes, "writes (none after the failure)")
 }
 
 // deadlineWriter records the write deadlines set before each write.
@@ -419,31 +324,23 @@ func TestSSEWriterDeadline(t *testing.T) {
 	for i := range 3 {
 		sets, writes := w.sets, len(w.deadlines)
 		before := time.Now()
-		if err := sse.WriteChunks(openaicompat.ChatCompletionChunk{ID: strconv.Itoa(i)}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, sse.WriteChunks(openaicompat.ChatCompletionChunk{ID: strconv.Itoa(i)}))
 		after := time.Now()
-		if w.sets == sets || len(w.deadlines) == writes {
-			t.Fatalf("write %d: %d deadlines set, %d writes", i, w.sets-sets, len(w.deadlines)-writes)
-		}
+		require.NotEqual(t, sets, w.sets, "write %d: no deadline set", i)
+		require.NotEqual(t, writes, len(w.deadlines), "write %d: nothing written", i)
 		for _, d := range w.deadlines[writes:] {
-			if d.Before(before.Add(timeout)) || d.After(after.Add(timeout)) {
-				t.Errorf("write %d: a deadline not WriteTimeout after a moment of the call", i)
-			}
+			assert.WithinRange(t, d, before.Add(timeout), after.Add(timeout), "write %d: a deadline not WriteTimeout after a moment of the call", i)
 		}
 	}
-	if w.flushes != 4 { // Start, and each write
-		t.Errorf("%d flushes, want 4", w.flushes)
-	}
+	assert.Equal(t, 4, w.flushes, "flushes: Start, and each write")
 
 	// No deadline without WriteTimeout.
 	w = &deadlineWriter{header: http.Header{}}
-	if err := openaicompat.NewSSEWriter(w).WriteDone(); err != nil {
-		t.Fatal(err)
+	require.NoError(t, openaicompat.NewSSEWriter(w).WriteDone())
+	if assert.Len(t, w.deadlines, 1, "writes") {
+		assert.True(t, w.deadlines[0].IsZero(), "deadline %v, want none", w.deadlines[0])
 	}
-	if len(w.deadlines) != 1 || !w.deadlines[0].IsZero() || w.sets != 0 {
-		t.Errorf("deadlines %v (%d set), want none set", w.deadlines, w.sets)
-	}
+	assert.Zero(t, w.sets, "deadlines set")
 }
 
 // smallBufferListener makes the kernel's send buffer of each accepted
@@ -494,31 +391,23 @@ func TestSSEWriterSlowClient(t *testing.T) {
 	defer ts.Close()
 
 	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer conn.Close()
 	conn.(*net.TCPConn).SetReadBuffer(4 << 10)
-	if _, err := io.WriteString(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
-		t.Fatal(err)
-	}
+	_, err = io.WriteString(conn, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	require.NoError(t, err)
 	// Read the headers, then stop reading.
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("Content-Type %q", resp.Header.Get("Content-Type"))
-	}
+	require.NoError(t, err)
+	require.Equal(t, "text/event-stream", resp.Header.Get("Content-Type"), "Content-Type")
 
 	select {
 	case res := <-done:
-		if res.finished || !errors.Is(res.err, os.ErrDeadlineExceeded) {
-			t.Fatalf("after %d chunks: %v, want an error wrapping os.ErrDeadlineExceeded", res.n, res.err)
-		}
+		require.False(t, res.finished, "after %d chunks: no error, want one wrapping os.ErrDeadlineExceeded", res.n)
+		require.ErrorIs(t, res.err, os.ErrDeadlineExceeded, "after %d chunks", res.n)
 		t.Logf("dropped after %d chunks (%d kB)", res.n, res.n*len(content)/1000)
 	case <-time.After(time.Minute): // only ends a hung test
-		t.Fatal("the handler still writes after a minute")
+		require.FailNow(t, "the handler still writes after a minute")
 	}
 }
 
@@ -548,9 +437,7 @@ func TestSSEWriterAllocs(t *testing.T) {
 	chunk, event := chunks[2:3], events[5:6]
 	sse := openaicompat.NewSSEWriter(discardWriter{http.Header{}})
 	sse.WriteTimeout = time.Minute
-	if err := sse.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, sse.Start())
 	for _, tc := range []struct {
 		name  string
 		write func() error
@@ -561,15 +448,11 @@ func TestSSEWriterAllocs(t *testing.T) {
 	} {
 		marshal := testing.AllocsPerRun(100, func() { json.Marshal(tc.v) })
 		write := testing.AllocsPerRun(100, func() {
-			if err := tc.write(); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, tc.write())
 		})
 		// json.Marshal also copies its result; the writer encodes into
 		// its own buffer.
-		if write > marshal-1 {
-			t.Errorf("%s: %v allocations per write, json.Marshal %v", tc.name, write, marshal)
-		}
+		assert.LessOrEqual(t, write, marshal-1, "%s: allocations per write, json.Marshal %v", tc.name, marshal)
 	}
 }
 
@@ -582,13 +465,10 @@ func sseStreams(t testing.TB, enc *harmony.Encoding) ([]openaicompat.ChatComplet
 	var events []openaicompat.ResponseEvent
 	for _, tok := range toks {
 		c, err := cc.Process(tok)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		e, err := rc.Process(tok)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
+
 		chunks, events = append(chunks, c...), append(events, e...)
 	}
 	return chunks, events
