@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -51,9 +52,7 @@ func TestEvictsDownToBudget(t *testing.T) {
 	for i := range 10000 {
 		key := fmt.Sprintf("%05d%s", i, strings.Repeat("x", i%300))
 		c.Put(key, make([]byte, 500), 500)
-		if c.Bytes() > c.Budget() {
-			t.Fatalf("after %d puts: %d bytes held, budget %d", i+1, c.Bytes(), c.Budget())
-		}
+		require.LessOrEqual(t, c.Bytes(), c.Budget(), "after %d puts", i+1)
 	}
 }
 
@@ -66,8 +65,7 @@ func TestConcurrent(t *testing.T) {
 			defer wg.Done()
 			for i := range 2000 {
 				k := fmt.Sprint((i * (g + 1)) % 300)
-				if v, ok := c.Get(k); ok && fmt.Sprint(v) != k {
-					t.Errorf("key %s holds %d", k, v)
+				if v, ok := c.Get(k); ok && !assert.Equal(t, k, fmt.Sprint(v), "key %s", k) {
 					return
 				}
 				var n int

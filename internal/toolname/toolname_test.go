@@ -1,6 +1,10 @@
 package toolname
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
 
 func TestValid(t *testing.T) {
 	for _, c := range []struct {
@@ -25,11 +29,7 @@ func TestValid(t *testing.T) {
 		{"abc.abc", 3, false, true},
 		{"abc", 3, true, true},
 	} {
-		if got := Valid(c.s, c.max); got != c.valid {
-			t.Errorf("Valid(%q, %d) = %v, want %v", c.s, c.max, got, c.valid)
-		}
-		if got := ValidDotted(c.s, c.max); got != c.dotted {
-			t.Errorf("ValidDotted(%q, %d) = %v, want %v", c.s, c.max, got, c.dotted)
-		}
+		assert.Equal(t, c.valid, Valid(c.s, c.max), "Valid(%q, %d)", c.s, c.max)
+		assert.Equal(t, c.dotted, ValidDotted(c.s, c.max), "ValidDotted(%q, %d)", c.s, c.max)
 	}
 }

@@ -3,6 +3,9 @@ package utf8x
 import (
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestCheck(t *testing.T) {
@@ -26,9 +29,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		valid, errLen := Check([]byte(tt.in))
-		if valid != tt.valid || errLen != tt.errLen {
-			t.Errorf("Check(%q) = %d, %d; want %d, %d", tt.in, valid, errLen, tt.valid, tt.errLen)
-		}
+		assert.Equal(t, [2]int{tt.valid, tt.errLen}, [2]int{valid, errLen}, "Check(%q): valid, errLen", tt.in)
 	}
 }
 
@@ -42,9 +43,7 @@ func TestAppendLossy(t *testing.T) {
 		{"\xE0\x80\x80", "\uFFFD\uFFFD\uFFFD"},
 	}
 	for _, tt := range tests {
-		if got := string(AppendLossy([]byte(">"), []byte(tt.in))); got != ">"+tt.want {
-			t.Errorf("AppendLossy(%q) = %q, want %q", tt.in, got, ">"+tt.want)
-		}
+		assert.Equal(t, ">"+tt.want, string(AppendLossy([]byte(">"), []byte(tt.in))), "AppendLossy(%q)", tt.in)
 	}
 }
 
@@ -54,15 +53,11 @@ func FuzzCheck(f *testing.F) {
 	f.Add([]byte("\xF0\x9F\x98A\xE2\x82"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		valid, errLen := Check(b)
-		if !utf8.Valid(b[:valid]) || valid > len(b) || valid+errLen > len(b) {
-			t.Fatalf("Check(%q) = %d, %d", b, valid, errLen)
-		}
-		if (valid == len(b)) != utf8.Valid(b) {
-			t.Fatalf("Check(%q) = %d disagrees with utf8.Valid", b, valid)
-		}
-		if !utf8.Valid(AppendLossy(nil, b)) {
-			t.Fatalf("AppendLossy(%q) is not valid UTF-8", b)
-		}
+		require.LessOrEqual(t, valid, len(b), "Check(%q) = %d, %d", b, valid, errLen)
+		require.LessOrEqual(t, valid+errLen, len(b), "Check(%q) = %d, %d", b, valid, errLen)
+		require.True(t, utf8.Valid(b[:valid]), "Check(%q) = %d, %d: prefix not valid", b, valid, errLen)
+		require.Equal(t, utf8.Valid(b), valid == len(b), "Check(%q) = %d disagrees with utf8.Valid", b, valid)
+		require.True(t, utf8.Valid(AppendLossy(nil, b)), "AppendLossy(%q) is not valid UTF-8", b)
 	})
 }
 
@@ -79,8 +74,6 @@ func TestClip(t *testing.T) {
 		{"ab🌍cd", 4, "ab…"},                      // the globe is 4 bytes
 		{"\x80\x80\x80\x80\x80", 2, "\x80\x80…"}, // no rune starts: cut at max
 	} {
-		if got := Clip(tt.in, tt.max); got != tt.want {
-			t.Errorf("Clip(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
-		}
+		assert.Equal(t, tt.want, Clip(tt.in, tt.max), "Clip(%q, %d)", tt.in, tt.max)
 	}
 }

@@ -1,8 +1,9 @@
 package sample
 
 import (
-	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestEvery(t *testing.T) {
@@ -13,11 +14,7 @@ func TestEvery(t *testing.T) {
 	}{
 		{-1, s}, {0, s}, {1, s}, {2, []int{0, 2, 4, 6}}, {3, []int{0, 3, 6}}, {7, []int{0}}, {8, []int{0}},
 	} {
-		if got := Every(s, tc.k); !slices.Equal(got, tc.want) {
-			t.Errorf("Every(%v, %d) = %v, want %v", s, tc.k, got, tc.want)
-		}
+		assert.Equal(t, tc.want, Every(s, tc.k), "Every(%v, %d)", s, tc.k)
 	}
-	if got := Every([]int(nil), 3); len(got) != 0 {
-		t.Errorf("Every(nil, 3) = %v", got)
-	}
+	assert.Empty(t, Every([]int(nil), 3), "Every(nil, 3)")
 }
