@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-harmony/harmony/internal/testsupport/sample"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestCharTable checks the table of characters against its definition and
@@ -38,17 +40,19 @@ func TestCharTable(t *testing.T) {
 			continue
 		}
 		checked++
-		merges := slices.Equal(bpeReference(e, c), []uint32{uint32(id)})
-		if v != 0 != merges || v != 0 && v&(1<<entryTokenBits-1) != uint32(id) {
-			t.Errorf("%q (%d): entry %#x, bytes merge to %v", c, id, v, bpeReference(e, c))
+		ref := bpeReference(e, c)
+		merges := slices.Equal(ref, []uint32{uint32(id)})
+		// The plain comparisons first, here and in the loops below:
+		// testify's bookkeeping on every pass would slow the test several
+		// times over.
+		if v != 0 != merges {
+			assert.Equal(t, merges, v != 0, "%q (%d): has an entry (%#x), bytes merge to %v", c, id, v, ref)
+		} else if v != 0 && v&(1<<entryTokenBits-1) != uint32(id) {
+			assert.Equal(t, uint32(id), v&(1<<entryTokenBits-1), "%q (%d): entry %#x's token", c, id, v)
 		}
 	}
-	if checked == 0 {
-		t.Fatal("no token of one character of several bytes checked")
-	}
-	if len(table) < 5000 {
-		t.Fatalf("%d characters in the table", len(table))
-	}
+	require.NotZero(t, checked, "no token of one character of several bytes checked")
+	require.GreaterOrEqual(t, len(table), 5000, "characters in the table")
 	multi := 0
 	for r := rune(0x80); r <= utf8.MaxRune; r++ {
 		v := ct.entries[int(ct.block[r/charBlock])*charBlock+int(r%charBlock)]
@@ -57,18 +61,14 @@ func TestCharTable(t *testing.T) {
 			continue
 		}
 		c := string(r)
-		if got, want := ct.parts(tok), bpeReference(e, c); !slices.Equal(got, want) || len(got) < 2 {
-			t.Errorf("%q: parts %v, bytes merge to %v", c, got, want)
-		}
+		got, want := ct.parts(tok), bpeReference(e, c)
+		assert.Equal(t, want, got, "%q: parts and the merge of its bytes", c)
+		assert.GreaterOrEqual(t, len(got), 2, "%q: parts %v", c, got)
 		table = append(table, c)
 		multi++
 	}
-	if multi < 50 {
-		t.Errorf("%d characters start as several parts", multi)
-	}
-	if !ct.atomicEverywhere(utf8.RuneError) {
-		t.Error("U+FFFD is not atomic everywhere")
-	}
+	assert.GreaterOrEqual(t, multi, 50, "characters that start as several parts")
+	assert.True(t, ct.atomicEverywhere(utf8.RuneError), "U+FFFD is not atomic everywhere")
 
 	neighbours := append(slices.Clone(table), "a", "Z", " ", "  ", "\n", "!", ",", "-", "'", "0", "é", "\u0301")
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -85,11 +85,13 @@ func TestCharTable(t *testing.T) {
 				if len(p) > smallPiece {
 					continue
 				}
-				if got, ok := e.bpeChars(nil, p, w); !ok || !slices.Equal(got, bpeReference(e, p)) {
-					t.Fatalf("bpeChars(%q) = %v, %v, want %v, true", p, got, ok, bpeReference(e, p))
+				want := bpeReference(e, p)
+				if got, ok := e.bpeChars(nil, p, w); !ok || !slices.Equal(got, want) {
+					require.True(t, ok, "bpeChars(%q) = %v, false", p, got)
+					require.Equal(t, want, got, "bpeChars(%q)", p)
 				}
-				if got, want := e.bpeLarge(nil, p, w), bpeReference(e, p); !slices.Equal(got, want) {
-					t.Fatalf("bpeLarge(%q) = %v, want %v", p, got, want)
+				if got := e.bpeLarge(nil, p, w); !slices.Equal(got, want) {
+					require.Equal(t, want, got, "bpeLarge(%q)", p)
 				}
 			}
 			r, _ := utf8.DecodeRuneInString(c)
@@ -100,7 +102,6 @@ func TestCharTable(t *testing.T) {
 	}
 	// Most characters start whole between these neighbours (the rule is
 	// not vacuous).
-	if total := len(table) * (n / 10); whole < total*3/4 {
-		t.Errorf("%d of %d placements start whole, want 3/4 or more", whole, total)
-	}
+	total := len(table) * (n / 10)
+	assert.GreaterOrEqual(t, whole, total*3/4, "%d of %d placements start whole, want 3/4 or more", whole, total)
 }

@@ -2,9 +2,10 @@ package o200k
 
 import (
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestInvalidInPlace checks that long pieces with invalid UTF-8, which are
@@ -12,14 +13,11 @@ import (
 // out as their replaced text does through the ordinary path.
 func TestInvalidInPlace(t *testing.T) {
 	e := mustLoad(t)
-	if !e.fffdAtomic() {
-		t.Fatal("fffdAtomic is false for o200k_base")
-	}
+	require.True(t, e.fffdAtomic(), "fffdAtomic is false for o200k_base")
 	check := func(s string) {
 		t.Helper()
-		if got, want := e.AppendEncode(nil, s), e.AppendEncode(nil, replaceInvalid(s)); !slices.Equal(got, want) {
-			t.Fatalf("%q: %s", s, firstDiff(e, replaceInvalid(s), got, want))
-		}
+		got, want := e.AppendEncode(nil, s), e.AppendEncode(nil, replaceInvalid(s))
+		require.Equal(t, want, got, "%q: %s", s, firstDiff(e, replaceInvalid(s), got, want))
 	}
 	for _, unit := range []string{"\xff", "\xef\xbf", "\xbd", "\xef", "!\xff", "\xff\uFFFD", "\xc3", "\xe4\xb8", "\xf0\x9f\x98", "\xed\xa0\x80", "-\xbf\xbd"} {
 		for _, n := range []int{1, 2, 3, 50, 130, 1000, 5000} {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/testsupport/sample"
+	"github.com/stretchr/testify/assert"
 )
 
 // Memory bound: encoding holds at most memPerByte bytes of heap per byte
@@ -45,9 +46,7 @@ func TestMemoryBound(t *testing.T) {
 		peak := peakHeap(func() { ids = e.AppendEncode(nil, text) })
 		ratio := float64(peak) / float64(len(text))
 		t.Logf("%-8s %d tokens, peak live heap %.1f MiB = %.2f× input", c.name, len(ids), float64(peak)/(1<<20), ratio)
-		if limit := uint64(memPerByte*len(text) + memFixed); peak > limit {
-			t.Errorf("%s: peak live heap %d bytes, over %d×%d + %d", c.name, peak, memPerByte, len(text), memFixed)
-		}
+		assert.LessOrEqual(t, peak, uint64(memPerByte*len(text)+memFixed), "%s: peak live heap over %d×%d + %d", c.name, memPerByte, len(text), memFixed)
 	}
 }
 

@@ -17,6 +17,8 @@ import (
 	"github.com/go-harmony/harmony/internal/o200k/internal/table"
 	"github.com/go-harmony/harmony/internal/testsupport/sample"
 	"github.com/go-harmony/harmony/internal/vocab"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestMatchesTiktoken compares every corpus, and a few thousand lines cut
@@ -24,19 +26,15 @@ import (
 func TestMatchesTiktoken(t *testing.T) {
 	e := mustLoad(t)
 	for _, c := range corpora(t) {
-		if tiktokenDiffers(c.text) {
-			t.Fatalf("%s holds code points documented to differ; move them to reference_only.txt", c.name)
-		}
+		require.False(t, tiktokenDiffers(c.text), "%s holds code points documented to differ; move them to reference_only.txt", c.name)
 		want := oracleEncode(t, c.text)
 		got := e.AppendEncode(nil, c.text)
 		if !slices.Equal(got, want) {
-			t.Errorf("%s: %s", c.name, firstDiff(e, c.text, got, want))
+			assert.Equal(t, want, got, "%s: %s", c.name, firstDiff(e, c.text, got, want))
 		}
 		// After what dst already holds, AppendEncode appends the tokens.
 		prefix := []uint32{none}
-		if n := len(e.AppendEncode(prefix, c.text)) - len(prefix); n != len(want) {
-			t.Errorf("%s: AppendEncode after a prefix appended %d tokens, want %d", c.name, n, len(want))
-		}
+		assert.Equal(t, len(want), len(e.AppendEncode(prefix, c.text))-len(prefix), "%s: tokens AppendEncode appended after a prefix", c.name)
 		variants := func(line string) []string {
 			if sample.Sampled() {
 				return []string{line}
@@ -46,7 +44,7 @@ func TestMatchesTiktoken(t *testing.T) {
 		for _, line := range strings.SplitAfter(c.text, "\n") {
 			for _, s := range variants(line) {
 				if got, want := e.AppendEncode(nil, s), oracleEncode(t, s); !slices.Equal(got, want) {
-					t.Errorf("%s: %q: %s", c.name, s, firstDiff(e, s, got, want))
+					assert.Equal(t, want, got, "%s: %q: %s", c.name, s, firstDiff(e, s, got, want))
 				}
 			}
 		}
@@ -58,7 +56,7 @@ func TestMatchesTiktokenCases(t *testing.T) {
 	e := mustLoad(t)
 	for _, s := range tricky {
 		if got, want := e.AppendEncode(nil, s), oracleEncode(t, s); !slices.Equal(got, want) {
-			t.Errorf("%q: %s", s, firstDiff(e, s, got, want))
+			assert.Equal(t, want, got, "%q: %s", s, firstDiff(e, s, got, want))
 		}
 	}
 }
@@ -89,9 +87,7 @@ var tricky = []string{
 func TestMatchesReference(t *testing.T) {
 	e := mustLoad(t)
 	f, err := os.Open("testdata/reference_tokens.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<22)
@@ -106,9 +102,7 @@ func TestMatchesReference(t *testing.T) {
 		var want []uint32
 		for _, f := range fields[1:] {
 			id, err := strconv.ParseUint(f, 10, 32)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			want = append(want, uint32(id))
 		}
 		path := "testdata/corpus/" + name
@@ -116,20 +110,14 @@ func TestMatchesReference(t *testing.T) {
 			path = "testdata/" + name
 		}
 		text, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if got := e.AppendEncode(nil, string(text)); !slices.Equal(got, want) {
-			t.Errorf("%s: %s", name, firstDiff(e, string(text), got, want))
+			assert.Equal(t, want, got, "%s: %s", name, firstDiff(e, string(text), got, want))
 		}
 		seen++
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if seen < 10 {
-		t.Fatalf("only %d reference files", seen)
-	}
+	require.NoError(t, sc.Err())
+	require.GreaterOrEqual(t, seen, 10, "reference files")
 }
 
 // TestReferenceOnlyDiffers checks that the cases kept out of the
@@ -138,16 +126,10 @@ func TestMatchesReference(t *testing.T) {
 func TestReferenceOnlyDiffers(t *testing.T) {
 	e := mustLoad(t)
 	text, err := os.ReadFile("testdata/reference_only.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, line := range strings.Split(strings.TrimSpace(string(text)), "\n") {
-		if !tiktokenDiffers(line) {
-			t.Errorf("%q: not among the documented differences", line)
-		}
-		if slices.Equal(e.AppendEncode(nil, line), oracleEncode(t, line)) {
-			t.Errorf("%q: same as tiktoken-go", line)
-		}
+		assert.True(t, tiktokenDiffers(line), "%q: not among the documented differences", line)
+		assert.False(t, slices.Equal(e.AppendEncode(nil, line), oracleEncode(t, line)), "%q: same as tiktoken-go", line)
 	}
 }
 
@@ -160,9 +142,12 @@ func TestUnicodeDelta(t *testing.T) {
 	if sample.Sampled() {
 		step = 61
 	}
+	// The plain comparison first: testify's bookkeeping on each of a
+	// million code points would slow the test many times over (so in
+	// the other loops over every code point or every rank below).
 	for r := rune(0); r <= unicode.MaxRune; r += step {
 		if got, want := goFlags()[r], goFlagsSlow(r); got != want {
-			t.Fatalf("goFlags[%U] = %#x, unicode package says %#x", r, got, want)
+			require.Equal(t, want, got, "goFlags[%U], and what the unicode package says", r)
 		}
 	}
 	got := unicodeDelta(e)
@@ -173,15 +158,13 @@ func TestUnicodeDelta(t *testing.T) {
 		for _, r := range got {
 			t.Logf("{%#04X, %#04X, %d},", r.lo, r.hi, r.flags)
 		}
-		t.Fatalf("delta has %d ranges, unicode16Delta %d", len(got), len(unicode16Delta))
+		require.Equal(t, unicode16Delta, got, "delta has %d ranges, unicode16Delta %d", len(got), len(unicode16Delta))
 	}
 	n := 0
 	for _, r := range got {
 		n += int(r.hi - r.lo + 1)
 	}
-	if n != 5055 {
-		t.Errorf("delta has %d code points, doc says 5,055", n)
-	}
+	assert.Equal(t, 5055, n, "code points in the delta (the doc says 5,055)")
 }
 
 // TestCaseFold checks that no non-ASCII rune lowercases to a letter of the
@@ -190,7 +173,7 @@ func TestUnicodeDelta(t *testing.T) {
 func TestCaseFold(t *testing.T) {
 	for r := rune(0x80); r <= unicode.MaxRune; r++ {
 		if l := unicode.ToLower(r); strings.ContainsRune("strvemld", l) {
-			t.Errorf("unicode.ToLower(%U) = %q", r, l)
+			assert.NotContains(t, "strvemld", string(l), "unicode.ToLower(%U)", r)
 		}
 	}
 	for _, c := range "strvemld" {
@@ -204,9 +187,7 @@ func TestCaseFold(t *testing.T) {
 		if c == 's' {
 			want = []rune{0x17F}
 		}
-		if !slices.Equal(orbit, want) {
-			t.Errorf("non-ASCII folds of %q: %U, want %U", c, orbit, want)
-		}
+		assert.Equal(t, want, orbit, "non-ASCII folds of %q", c)
 	}
 	e := mustLoad(t)
 	for s, want := range map[string][]string{
@@ -219,9 +200,7 @@ func TestCaseFold(t *testing.T) {
 		"it'K":    {"it", "'K"},
 		"it'\xc5": {"it", "'\ufffd"},
 	} {
-		if got := pieces(e, s); !slices.Equal(got, want) {
-			t.Errorf("pieces(%q) = %q, want %q", s, got, want)
-		}
+		assert.Equal(t, want, pieces(e, s), "pieces(%q)", s)
 	}
 }
 
@@ -261,9 +240,7 @@ func TestPieces(t *testing.T) {
 		"tab\t\tx":         {"tab", "\t", "\tx"},
 		"\u3000\u3000word": {"\u3000", "\u3000word"},
 	} {
-		if got := pieces(e, s); !slices.Equal(got, want) {
-			t.Errorf("pieces(%q) = %q, want %q", s, got, want)
-		}
+		assert.Equal(t, want, pieces(e, s), "pieces(%q)", s)
 	}
 }
 
@@ -275,9 +252,7 @@ func TestRoundTrip(t *testing.T) {
 		for _, id := range e.AppendEncode(nil, text) {
 			buf = append(buf, e.TokenBytes(id)...)
 		}
-		if string(buf) != text {
-			t.Errorf("%s: round trip differs", name)
-		}
+		assert.True(t, string(buf) == text, "%s: round trip differs", name)
 	}
 	for _, c := range corpora(t) {
 		if utf8.ValidString(c.text) {
@@ -290,15 +265,10 @@ func TestRoundTrip(t *testing.T) {
 		}
 	}
 	check("invalid", replaceInvalid("a\xffb\xc3"))
-	if got := string(e.TokenBytes(24912)) + string(e.TokenBytes(2375)); got != "hello world" {
-		t.Errorf("TokenBytes(24912, 2375) = %q", got)
-	}
-	if e.TokenBytes(uint32(e.NumRanks())) != nil || e.TokenBytes(1<<31) != nil {
-		t.Error("TokenBytes beyond the ranks is not nil")
-	}
-	if e.NumRanks() != vocab.O200kBaseRanks {
-		t.Errorf("NumRanks = %d", e.NumRanks())
-	}
+	assert.Equal(t, "hello world", string(e.TokenBytes(24912))+string(e.TokenBytes(2375)), "TokenBytes(24912, 2375)")
+	assert.Nil(t, e.TokenBytes(uint32(e.NumRanks())), "TokenBytes beyond the ranks")
+	assert.Nil(t, e.TokenBytes(1<<31), "TokenBytes beyond the ranks")
+	assert.Equal(t, vocab.O200kBaseRanks, e.NumRanks())
 }
 
 // TestAllTokens checks the decode table and the rank index against the
@@ -308,20 +278,19 @@ func TestAllTokens(t *testing.T) {
 	e := mustLoad(t)
 	_, ranks := oracle(t)
 	for id, tok := range ranks {
+		// The plain comparisons first, as in TestUnicodeDelta.
 		if got := e.TokenBytes(uint32(id)); !bytes.Equal(got, tok) {
-			t.Fatalf("TokenBytes(%d) = %q, want %q", id, got, tok)
+			require.Equal(t, tok, got, "TokenBytes(%d)", id)
 		}
 		if got := e.lookup(string(tok)); got != uint32(id) {
-			t.Fatalf("lookup(%q) = %d, want %d", tok, got, id)
+			require.Equal(t, uint32(id), got, "lookup(%q)", tok)
 		}
 		if len(tok) == 2 && e.pairs[uint16(tok[0])<<8|uint16(tok[1])] != uint32(id) {
-			t.Fatalf("pairs[%q] wrong", tok)
+			require.Equal(t, uint32(id), e.pairs[uint16(tok[0])<<8|uint16(tok[1])], "pairs[%q]", tok)
 		}
 	}
 	for _, s := range []string{"", "\x00\x00\x00", strings.Repeat("a", 300), strings.Repeat("x", 128)} {
-		if r := e.lookup(s); r != none {
-			t.Errorf("lookup(%.20q) = %d", s, r)
-		}
+		assert.Equal(t, none, e.lookup(s), "lookup(%.20q)", s)
 	}
 }
 
@@ -329,27 +298,21 @@ func TestAllTokens(t *testing.T) {
 // path for big-endian or misaligned data) and checks a bad hash fails.
 func TestLoadCopy(t *testing.T) {
 	e, err := newEngine(tableData, tableSHA256, tableSize, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !e.copied {
-		t.Fatal("not copied")
-	}
+	require.NoError(t, err)
+	require.True(t, e.copied, "not copied")
 	ref := mustLoad(t)
 	if ref.copied {
 		t.Log("note: the embedded table is used through copies on this platform")
 	}
 	for _, c := range corpora(t) {
 		if got, want := e.AppendEncode(nil, c.text), ref.AppendEncode(nil, c.text); !slices.Equal(got, want) {
-			t.Errorf("%s: copied engine differs", c.name)
+			assert.Equal(t, want, got, "%s: copied engine differs", c.name)
 		}
 	}
-	if _, err := newEngine(tableData[:len(tableData)-1]+"x", tableSHA256, tableSize, false); err == nil {
-		t.Error("corrupt table accepted")
-	}
-	if e2, _ := Load(); e2 != ref {
-		t.Error("Load returned another engine")
-	}
+	_, err = newEngine(tableData[:len(tableData)-1]+"x", tableSHA256, tableSize, false)
+	assert.Error(t, err, "corrupt table accepted")
+	e2, _ := Load()
+	assert.Same(t, ref, e2, "Load returned another engine")
 }
 
 // TestTableUpToDate regenerates the table in memory, as go generate would,
@@ -357,29 +320,19 @@ func TestLoadCopy(t *testing.T) {
 func TestTableUpToDate(t *testing.T) {
 	_, ranks := oracle(t)
 	f, err := os.Open("gen/classes.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	flags, err := table.ParseClasses(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	out, err := table.Build(ranks, flags)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	sum := sha256.Sum256(out)
-	if got := hex.EncodeToString(sum[:]); got != tableSHA256 || len(out) != tableSize {
-		t.Fatalf("regenerated table: sha256 %s, %d bytes; table_sum.go: %s, %d bytes: run go generate", got, len(out), tableSHA256, tableSize)
-	}
+	require.Equal(t, tableSHA256, hex.EncodeToString(sum[:]), "regenerated table's sha256 and table_sum.go's: run go generate")
+	require.Equal(t, tableSize, len(out), "regenerated table's size and table_sum.go's: run go generate")
 	committed, err := os.ReadFile("o200k.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(committed, out) || string(committed) != tableData {
-		t.Fatal("o200k.bin differs from the regenerated table: run go generate")
-	}
+	require.NoError(t, err)
+	require.True(t, bytes.Equal(committed, out), "o200k.bin differs from the regenerated table: run go generate")
+	require.True(t, string(committed) == tableData, "o200k.bin differs from the embedded table: run go generate")
 }
 
 // TestClassTables checks the stage tables against gen/classes.txt for
@@ -387,29 +340,26 @@ func TestTableUpToDate(t *testing.T) {
 func TestClassTables(t *testing.T) {
 	e := mustLoad(t)
 	f, err := os.Open("gen/classes.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	flags, err := table.ParseClasses(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	// The plain comparisons first, as in TestUnicodeDelta.
 	for r := rune(0); r < table.MaxRune; r++ {
 		if got := e.runeFlags(r); got != flags[r] {
-			t.Fatalf("runeFlags(%U) = %#x, want %#x", r, got, flags[r])
+			require.Equal(t, flags[r], got, "runeFlags(%U)", r)
 		}
 		if r < utf8.RuneSelf && asciiFlags[r] != flags[r] {
-			t.Fatalf("asciiFlags[%U] = %#x, want %#x", r, asciiFlags[r], flags[r])
+			require.Equal(t, flags[r], asciiFlags[r], "asciiFlags[%U]", r)
 		}
 		// class2's two-byte path, through peek and acceptRun.
 		if r >= utf8.RuneSelf && r < 0x800 {
 			s := string(r) + "\u0800"
 			if c, n := e.peek(s, 0); c != flags[r] || n != 2 {
-				t.Fatalf("peek(%U) = %#x, %d, want %#x, 2", r, c, n, flags[r])
+				require.Equal(t, [2]int{int(flags[r]), 2}, [2]int{int(c), n}, "peek(%U): class, length", r)
 			}
-			if end := e.acceptRun(s, 0, flags[r]); end != 2+boolInt(e.runeFlags(0x800)&flags[r] != 0)*3 {
-				t.Fatalf("acceptRun(%q, %#x) = %d", s, flags[r], end)
+			if end, want := e.acceptRun(s, 0, flags[r]), 2+boolInt(e.runeFlags(0x800)&flags[r] != 0)*3; end != want {
+				require.Equal(t, want, end, "acceptRun(%q, %#x)", s, flags[r])
 			}
 		}
 	}
@@ -435,7 +385,7 @@ func TestConcurrent(t *testing.T) {
 			for _, c := range cs {
 				e.AppendEncode(nil, c.text)
 				if got := e.AppendEncode(nil, long); !slices.Equal(got, want) {
-					t.Error("concurrent long piece differs")
+					assert.Equal(t, want, got, "concurrent long piece differs")
 				}
 			}
 		}()
@@ -457,7 +407,7 @@ func TestLongPieces(t *testing.T) {
 		for _, n := range lengths {
 			s := strings.Repeat(unit, n/len(unit)+1)
 			if got, want := e.AppendEncode(nil, s), oracleEncode(t, s); !slices.Equal(got, want) {
-				t.Errorf("%q x %d: %s", unit, n, firstDiff(e, s, got, want))
+				assert.Equal(t, want, got, "%q x %d: %s", unit, n, firstDiff(e, s, got, want))
 			}
 		}
 	}
@@ -471,17 +421,20 @@ func TestLongPieces(t *testing.T) {
 		}
 		want := bpeReference(e, replaceInvalid(p))
 		if got := e.bpeLarge(nil, p, e.getWork()); !slices.Equal(got, want) {
-			t.Fatalf("bpeLarge(%q) differs", p)
+			require.Equal(t, want, got, "bpeLarge(%q)", p)
 		}
 		if len(p) > 1 {
 			got, ok := e.bpe(nil, p, e.getWork())
-			if ok != utf8.ValidString(p) || ok && !slices.Equal(got, want) || !ok && len(got) != 0 {
-				t.Fatalf("bpe(%q) = %v, %v", p, got, ok)
+			require.Equal(t, utf8.ValidString(p), ok, "bpe(%q) = %v, %v: ok, and whether the piece is valid", p, got, ok)
+			if !ok {
+				require.Empty(t, got, "bpe(%q), not ok", p)
+			} else if !slices.Equal(got, want) {
+				require.Equal(t, want, got, "bpe(%q)", p)
 			}
 		}
 		if len(p) > 1 && len(p) <= smallPiece && ascii(p) {
 			if got := e.bpeSmall(nil, p, e.getWork()); !slices.Equal(got, want) {
-				t.Fatalf("bpeSmall(%q) differs", p)
+				require.Equal(t, want, got, "bpeSmall(%q)", p)
 			}
 		}
 	}
@@ -585,12 +538,10 @@ func FuzzEncodeMatchesTiktoken(f *testing.F) {
 		}
 		got, want := e.AppendEncode(nil, s), oracleEncode(t, s)
 		if !slices.Equal(got, want) {
-			t.Fatalf("%q: %s", s, firstDiff(e, s, got, want))
+			require.Equal(t, want, got, "%q: %s", s, firstDiff(e, s, got, want))
 		}
 		prefix := []uint32{none}
-		if n := len(e.AppendEncode(prefix, s)) - len(prefix); n != len(want) {
-			t.Fatalf("%q: AppendEncode after a prefix appended %d tokens, want %d", s, n, len(want))
-		}
+		require.Equal(t, len(want), len(e.AppendEncode(prefix, s))-len(prefix), "%q: tokens AppendEncode appended after a prefix", s)
 	})
 }
 
@@ -624,21 +575,20 @@ func FuzzBPELarge(f *testing.F) {
 		w := e.getWork()
 		defer e.putWork(w)
 		if got := e.bpeLarge(nil, string(p), w); !slices.Equal(got, want) {
-			t.Fatalf("bpeLarge(%q) = %v, want %v", p, got, want)
+			require.Equal(t, want, got, "bpeLarge(%q)", p)
 		}
 		got, ok := e.bpe(nil, string(p), w)
-		if ok != utf8.Valid(p) || !ok && len(got) != 0 {
-			t.Fatalf("bpe(%q) = %v, %v, want ok = %v", p, got, ok, utf8.Valid(p))
-		}
+		require.Equal(t, utf8.Valid(p), ok, "bpe(%q) = %v, %v: ok, and whether the piece is valid", p, got, ok)
 		if !ok {
+			require.Empty(t, got, "bpe(%q), not ok", p)
 			return
 		}
 		if !slices.Equal(got, want) {
-			t.Fatalf("bpe(%q) = %v, want %v", p, got, want)
+			require.Equal(t, want, got, "bpe(%q)", p)
 		}
 		if len(p) <= smallPiece && ascii(string(p)) {
 			if got := e.bpeSmall(nil, string(p), w); !slices.Equal(got, want) {
-				t.Fatalf("bpeSmall(%q) = %v, want %v", p, got, want)
+				require.Equal(t, want, got, "bpeSmall(%q)", p)
 			}
 		}
 	})
@@ -648,9 +598,7 @@ func FuzzBPELarge(f *testing.F) {
 // unicode16Delta.
 func TestDocListsDelta(t *testing.T) {
 	doc, err := os.ReadFile("doc.go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	names := map[string]uint8{"upper": upper, "lower": lower, "letter": letter, "mark": mark, "number": number}
 	var got []runeRange
 	for _, line := range strings.Split(string(doc), "\n") {
@@ -665,13 +613,13 @@ func TestDocListsDelta(t *testing.T) {
 		a, err1 := strconv.ParseUint(strings.TrimPrefix(lo, "U+"), 16, 32)
 		b, err2 := strconv.ParseUint(strings.TrimPrefix(hi, "U+"), 16, 32)
 		flags, ok := names[f[1]]
-		if err1 != nil || err2 != nil || !ok {
-			t.Fatalf("doc.go: bad line %q", line)
-		}
+		require.NoError(t, err1, "doc.go: bad line %q", line)
+		require.NoError(t, err2, "doc.go: bad line %q", line)
+		require.True(t, ok, "doc.go: bad line %q: no class %q", line, f[1])
 		got = append(got, runeRange{rune(a), rune(b), flags})
 	}
 	if !slices.Equal(got, unicode16Delta) {
-		t.Errorf("doc.go lists %d ranges, not those of unicode16Delta (%d)", len(got), len(unicode16Delta))
+		assert.Equal(t, unicode16Delta, got, "doc.go lists %d ranges, not those of unicode16Delta (%d)", len(got), len(unicode16Delta))
 	}
 }
 
@@ -684,8 +632,8 @@ func TestTokenValidity(t *testing.T) {
 	for r := range uint32(e.NumRanks()) {
 		tok := string(e.TokenBytes(r))
 		valid := utf8.ValidString(tok)
-		if got := endsValid(tok); got != valid {
-			t.Errorf("token %d %q: endsValid = %v, valid = %v", r, tok, got, valid)
+		if got := endsValid(tok); got != valid { // plain first, as in TestUnicodeDelta
+			assert.Equal(t, valid, got, "token %d %q: endsValid, and whether it is valid", r, tok)
 		}
 		if !valid {
 			invalid++
@@ -693,9 +641,7 @@ func TestTokenValidity(t *testing.T) {
 	}
 	// The vocabulary does have invalid tokens (characters cut short at
 	// either end), so the check is not vacuous.
-	if invalid != 1562 {
-		t.Errorf("%d tokens are not valid UTF-8, want 1562", invalid)
-	}
+	assert.Equal(t, 1562, invalid, "tokens that are not valid UTF-8")
 }
 
 // TestAppendTokenBytes appends every rank after a prefix, into room of
@@ -709,16 +655,18 @@ func TestAppendTokenBytes(t *testing.T) {
 		for _, room := range []int{0, 1, 15, 16, 17, 200} {
 			dst := make([]byte, 3, 3+room)
 			copy(dst, "abc")
-			got, ok := e.AppendTokenBytes(dst, id)
-			if !ok || string(got[:3]) != "abc" || !bytes.Equal(got[3:], want) {
-				t.Fatalf("AppendTokenBytes(%d) with room %d = %q, %v, want %q", id, room, got, ok, want)
+			// The plain comparisons first, as in TestUnicodeDelta.
+			if got, ok := e.AppendTokenBytes(dst, id); !ok || string(got[:3]) != "abc" || !bytes.Equal(got[3:], want) {
+				require.True(t, ok, "AppendTokenBytes(%d) with room %d = %q, false", id, room, got)
+				require.Equal(t, "abc", string(got[:3]), "AppendTokenBytes(%d) with room %d: the prefix", id, room)
+				require.Equal(t, want, got[3:], "AppendTokenBytes(%d) with room %d", id, room)
 			}
 		}
 	}
 	for _, id := range []uint32{uint32(e.NumRanks()), 1 << 31} {
-		if got, ok := e.AppendTokenBytes([]byte("x"), id); ok || string(got) != "x" {
-			t.Errorf("AppendTokenBytes(%d) = %q, %v, want \"x\", false", id, got, ok)
-		}
+		got, ok := e.AppendTokenBytes([]byte("x"), id)
+		assert.False(t, ok, "AppendTokenBytes(%d)", id)
+		assert.Equal(t, "x", string(got), "AppendTokenBytes(%d)", id)
 	}
 }
 
@@ -749,7 +697,7 @@ func TestWordFastPaths(t *testing.T) {
 		}
 		s := b.String()
 		if got, want := e.AppendEncode(nil, s), oracleEncode(t, s); !slices.Equal(got, want) {
-			t.Fatalf("%q: %s", s, firstDiff(e, s, got, want))
+			require.Equal(t, want, got, "%q: %s", s, firstDiff(e, s, got, want))
 		}
 	}
 }
@@ -768,21 +716,19 @@ func TestLongTextGrowth(t *testing.T) {
 		strings.Repeat("if (x) { y(); }\n", 8_000),
 	} {
 		want := oracleEncode(t, text)
-		if len(want) < len(text)/4+1000 {
-			t.Fatalf("%.20q...: %d tokens, not denser than the estimate", text, len(want))
-		}
+		require.GreaterOrEqual(t, len(want), len(text)/4+1000, "%.20q...: tokens, not denser than the estimate", text)
 		prefix := []uint32{7, 8, 9}
 		got := e.AppendEncode(prefix[:3:3], text)
-		if !slices.Equal(got[:3], prefix) || !slices.Equal(got[3:], want) {
-			t.Fatalf("%.20q...: %s", text, firstDiff(e, text, got[3:], want))
+		require.Equal(t, prefix, got[:3], "%.20q...: the prefix", text)
+		if !slices.Equal(got[3:], want) {
+			require.Equal(t, want, got[3:], "%.20q...: %s", text, firstDiff(e, text, got[3:], want))
 		}
 		if sample.Race {
 			continue // the race detector's sync.Pool drops pooled memory at random
 		}
 		e.AppendEncode(nil, text) // the pooled working memory, warm
-		if allocs := testing.AllocsPerRun(5, func() { e.AppendEncode(nil, text) }); allocs > 2 {
-			t.Errorf("%.20q...: %v allocations, want at most 2", text, allocs)
-		}
+		allocs := testing.AllocsPerRun(5, func() { e.AppendEncode(nil, text) })
+		assert.LessOrEqual(t, allocs, 2.0, "%.20q...: allocations", text)
 	}
 }
 
@@ -812,8 +758,7 @@ func TestAppendTokensBytes(t *testing.T) {
 			}
 			want, k = append(want, e.TokenBytes(id)...), k+1
 		}
-		if n != k || !bytes.Equal(got, want) {
-			t.Fatalf("ids %v, room %d: took %d (%q), want %d (%q)", ids, room, n, got, k, want)
-		}
+		require.Equal(t, k, n, "ids %v, room %d: ids taken", ids, room)
+		require.Equal(t, want, got, "ids %v, room %d", ids, room)
 	}
 }

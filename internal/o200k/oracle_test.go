@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-harmony/harmony/internal/testsupport/tiktokenoracle"
 	"github.com/pkoukk/tiktoken-go"
+	"github.com/stretchr/testify/require"
 )
 
 // oracle returns tiktoken-go (internal/tiktokenoracle) and the ranks parsed
@@ -19,9 +20,7 @@ import (
 func oracle(tb testing.TB) (*tiktoken.Tiktoken, [][]byte) {
 	tb.Helper()
 	o, err := tiktokenoracle.Shared()
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	return o.Tiktoken, o.Ranks
 }
 
@@ -37,9 +36,7 @@ func oracleEncode(tb testing.TB, text string) []uint32 {
 func mustLoad(tb testing.TB) *Engine {
 	tb.Helper()
 	e, err := Load()
-	if err != nil {
-		tb.Fatal(err)
-	}
+	require.NoError(tb, err)
 	return e
 }
 
@@ -52,15 +49,12 @@ type corpus struct {
 func corpora(tb testing.TB) []corpus {
 	tb.Helper()
 	files, err := filepath.Glob("testdata/corpus/*")
-	if err != nil || len(files) == 0 {
-		tb.Fatalf("no corpora: %v", err)
-	}
+	require.NoError(tb, err)
+	require.NotEmpty(tb, files, "no corpora")
 	var out []corpus
 	for _, f := range files {
 		b, err := os.ReadFile(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
+		require.NoError(tb, err)
 		out = append(out, corpus{filepath.Base(f), string(b)})
 	}
 	return out

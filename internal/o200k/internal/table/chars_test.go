@@ -1,6 +1,11 @@
 package table
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
 
 // TestSetIndex checks that sets beyond the room are given their least
 // superset, or every byte.
@@ -18,11 +23,8 @@ func TestSetIndex(t *testing.T) {
 		{[4]uint64{0, 1}, 3}, // every byte, added last
 		{[4]uint64{1}, 1},
 	} {
-		if got := SetIndex(&sets, c.set, 4); got != c.want {
-			t.Errorf("%d: SetIndex(%v) = %d, want %d", i, c.set, got, c.want)
-		}
+		assert.Equal(t, c.want, SetIndex(&sets, c.set, 4), "%d: SetIndex(%v)", i, c.set)
 	}
-	if len(sets) != 4 || sets[3] != [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)} {
-		t.Errorf("sets = %v", sets)
-	}
+	require.Len(t, sets, 4)
+	assert.Equal(t, [4]uint64{^uint64(0), ^uint64(0), ^uint64(0), ^uint64(0)}, sets[3], "sets = %v", sets)
 }
