@@ -2,10 +2,12 @@ package ojson
 
 import (
 	"encoding/json"
-	"errors"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // numberTests pins how serde_json 1.0.140 (preserve_order, no
@@ -99,55 +101,42 @@ func TestNumbers(t *testing.T) {
 	for _, tc := range numberTests {
 		v, err := Parse([]byte(tc.in))
 		if tc.kind == NotNumber {
-			if err == nil {
-				t.Errorf("Parse(%q) = %s, want error", tc.in, v)
-			}
+			assert.Error(t, err, "Parse(%q) = %s", tc.in, v)
 			continue
 		}
-		if err != nil {
-			t.Errorf("Parse(%q): %v", tc.in, err)
+		if !assert.NoError(t, err, "Parse(%q)", tc.in) {
 			continue
 		}
-		if v.Kind() != Number || v.NumberKind() != tc.kind {
-			t.Errorf("Parse(%q): kind %v/%v, want number/%v", tc.in, v.Kind(), v.NumberKind(), tc.kind)
-		}
-		if got := string(AppendCompact(nil, v)); got != tc.out {
-			t.Errorf("Parse(%q) prints %q, want %q", tc.in, got, tc.out)
-		}
+		assert.Equal(t, Number, v.Kind(), "Parse(%q): kind", tc.in)
+		assert.Equal(t, tc.kind, v.NumberKind(), "Parse(%q): number kind", tc.in)
+		assert.Equal(t, tc.out, string(AppendCompact(nil, v)), "Parse(%q) prints", tc.in)
 	}
 }
 
 func TestNumberRangeError(t *testing.T) {
 	_, err := Parse([]byte(`[1, 1e400]`))
-	if !errors.Is(err, ErrNumberOutOfRange) {
-		t.Fatalf("got %v, want ErrNumberOutOfRange", err)
-	}
+	require.ErrorIs(t, err, ErrNumberOutOfRange)
 	var se *SyntaxError
-	if !errors.As(err, &se) || se.Offset != 4 {
-		t.Fatalf("got %#v, want *SyntaxError at offset 4", err)
-	}
+	require.ErrorAs(t, err, &se)
+	require.Equal(t, 4, se.Offset, "*SyntaxError's offset")
 }
 
 func TestNumberAccessors(t *testing.T) {
 	v, _ := Parse([]byte(`[7, -7, 7.5, "7"]`))
-	if u, ok := v.Index(0).Uint64(); !ok || u != 7 {
-		t.Errorf("Uint64 = %v, %v", u, ok)
-	}
-	if _, ok := v.Index(0).Int64(); ok {
-		t.Error("Int64 on a Uint reported ok")
-	}
-	if i, ok := v.Index(1).Int64(); !ok || i != -7 {
-		t.Errorf("Int64 = %v, %v", i, ok)
-	}
-	if f, ok := v.Index(2).Float64(); !ok || f != 7.5 {
-		t.Errorf("Float64 = %v, %v", f, ok)
-	}
-	if _, ok := v.Index(0).Float64(); ok {
-		t.Error("Float64 on a Uint reported ok")
-	}
-	if k := v.Index(3).NumberKind(); k != NotNumber {
-		t.Errorf("NumberKind of a string = %v", k)
-	}
+	u, ok := v.Index(0).Uint64()
+	assert.True(t, ok, "Uint64 reported not ok")
+	assert.Equal(t, uint64(7), u, "Uint64")
+	_, ok = v.Index(0).Int64()
+	assert.False(t, ok, "Int64 on a Uint reported ok")
+	i, ok := v.Index(1).Int64()
+	assert.True(t, ok, "Int64 reported not ok")
+	assert.Equal(t, int64(-7), i, "Int64")
+	f, ok := v.Index(2).Float64()
+	assert.True(t, ok, "Float64 reported not ok")
+	assert.Equal(t, 7.5, f, "Float64")
+	_, ok = v.Index(0).Float64()
+	assert.False(t, ok, "Float64 on a Uint reported ok")
+	assert.Equal(t, NotNumber, v.Index(3).NumberKind(), "NumberKind of a string")
 }
 
 func TestAppendString(t *testing.T) {
@@ -167,13 +156,9 @@ func TestAppendString(t *testing.T) {
 		{"\"", `"\""`},
 	}
 	for _, tc := range tests {
-		if got := string(AppendString(nil, tc.in)); got != tc.out {
-			t.Errorf("AppendString(%q) = %s, want %s", tc.in, got, tc.out)
-		}
+		assert.Equal(t, tc.out, string(AppendString(nil, tc.in)), "AppendString(%q)", tc.in)
 	}
-	if got := string(AppendString([]byte("x="), "y")); got != `x="y"` {
-		t.Errorf("AppendString does not append: %s", got)
-	}
+	assert.Equal(t, `x="y"`, string(AppendString([]byte("x="), "y")), "AppendString does not append")
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -199,13 +184,10 @@ func TestRoundTrip(t *testing.T) {
 	}
 	for _, tc := range tests {
 		v, err := Parse([]byte(tc.in))
-		if err != nil {
-			t.Errorf("Parse(%q): %v", tc.in, err)
+		if !assert.NoError(t, err, "Parse(%q)", tc.in) {
 			continue
 		}
-		if got := v.String(); got != tc.out {
-			t.Errorf("Parse(%q) prints %s, want %s", tc.in, got, tc.out)
-		}
+		assert.Equal(t, tc.out, v.String(), "Parse(%q) prints", tc.in)
 	}
 }
 
@@ -218,12 +200,8 @@ func TestDuplicateKeys(t *testing.T) {
 	}
 	for _, tc := range tests {
 		v, err := Parse([]byte(tc.in))
-		if err != nil {
-			t.Fatalf("Parse(%q): %v", tc.in, err)
-		}
-		if got := v.String(); got != tc.out {
-			t.Errorf("Parse(%q) prints %s, want %s", tc.in, got, tc.out)
-		}
+		require.NoError(t, err, "Parse(%q)", tc.in)
+		assert.Equal(t, tc.out, v.String(), "Parse(%q) prints", tc.in)
 	}
 
 	// Above indexThreshold members the key index takes over; same rules.
@@ -234,84 +212,67 @@ func TestDuplicateKeys(t *testing.T) {
 	}
 	b.WriteString(`"k0":"last","k25":"z2"}`)
 	v, err := Parse([]byte(b.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v.Len() != 40 {
-		t.Fatalf("Len = %d, want 40", v.Len())
-	}
-	if k, m := v.Member(0); k != "k0" || m.String() != `"last"` {
-		t.Errorf("member 0 = %s: %s", k, m)
-	}
-	if k, m := v.Member(25); k != "k25" || m.String() != `"z2"` {
-		t.Errorf("member 25 = %s: %s", k, m)
-	}
-	if m, ok := v.Get("k25"); !ok || m.String() != `"z2"` {
-		t.Errorf(`Get("k25") = %v, %v`, m, ok)
-	}
-	if _, ok := v.Get("nope"); ok {
-		t.Error(`Get("nope") reported ok`)
-	}
+	require.NoError(t, err)
+	require.Equal(t, 40, v.Len())
+	k, m := v.Member(0)
+	assert.Equal(t, "k0", k, "member 0's key")
+	assert.Equal(t, `"last"`, m.String(), "member 0")
+	k, m = v.Member(25)
+	assert.Equal(t, "k25", k, "member 25's key")
+	assert.Equal(t, `"z2"`, m.String(), "member 25")
+	m, ok := v.Get("k25")
+	assert.True(t, ok, `Get("k25") reported not ok`)
+	assert.Equal(t, `"z2"`, m.String(), `Get("k25")`)
+	_, ok = v.Get("nope")
+	assert.False(t, ok, `Get("nope") reported ok`)
 }
 
 func TestAccessors(t *testing.T) {
 	v, err := Parse([]byte(`{"s":"str","b":true,"f":false,"n":null,"a":[1,"x"],"o":{"k":"v"}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	get := func(k string) *Value {
 		t.Helper()
 		m, ok := v.Get(k)
-		if !ok {
-			t.Fatalf("Get(%q) missing", k)
-		}
+		require.True(t, ok, "Get(%q) missing", k)
 		return m
 	}
-	if s, ok := get("s").AsString(); !ok || s != "str" {
-		t.Errorf("AsString = %q, %v", s, ok)
-	}
-	if _, ok := get("b").AsString(); ok {
-		t.Error("AsString on a bool reported ok")
-	}
-	if b, ok := get("b").AsBool(); !ok || !b {
-		t.Errorf("AsBool = %v, %v", b, ok)
-	}
-	if b, ok := get("f").AsBool(); !ok || b {
-		t.Errorf("AsBool = %v, %v", b, ok)
-	}
-	if _, ok := get("s").AsBool(); ok {
-		t.Error("AsBool on a string reported ok")
-	}
-	if get("n").Kind() != Null || get("a").Kind() != Array || get("o").Kind() != Object {
-		t.Error("wrong kinds")
-	}
-	if _, ok := get("a").Get("k"); ok {
-		t.Error("Get on an array reported ok")
-	}
-	if _, ok := get("s").Get("k"); ok {
-		t.Error("Get on a string reported ok")
-	}
+	s, ok := get("s").AsString()
+	assert.True(t, ok, "AsString reported not ok")
+	assert.Equal(t, "str", s, "AsString")
+	_, ok = get("b").AsString()
+	assert.False(t, ok, "AsString on a bool reported ok")
+	b, ok := get("b").AsBool()
+	assert.True(t, ok, "AsBool reported not ok")
+	assert.True(t, b, "AsBool of true")
+	b, ok = get("f").AsBool()
+	assert.True(t, ok, "AsBool reported not ok")
+	assert.False(t, b, "AsBool of false")
+	_, ok = get("s").AsBool()
+	assert.False(t, ok, "AsBool on a string reported ok")
+	assert.Equal(t, Null, get("n").Kind(), "kind of null")
+	assert.Equal(t, Array, get("a").Kind(), "kind of an array")
+	assert.Equal(t, Object, get("o").Kind(), "kind of an object")
+	_, ok = get("a").Get("k")
+	assert.False(t, ok, "Get on an array reported ok")
+	_, ok = get("s").Get("k")
+	assert.False(t, ok, "Get on a string reported ok")
 	var nilv *Value
-	if _, ok := nilv.Get("k"); ok || nilv.Kind() != Null || nilv.Len() != 0 {
-		t.Error("nil *Value misbehaves")
-	}
+	_, ok = nilv.Get("k")
+	assert.False(t, ok, "Get on a nil *Value reported ok")
+	assert.Equal(t, Null, nilv.Kind(), "Kind of a nil *Value")
+	assert.Zero(t, nilv.Len(), "Len of a nil *Value")
 	a := get("a")
-	if a.Len() != 2 || a.Index(1).String() != `"x"` {
-		t.Errorf("array access: len %d", a.Len())
-	}
-	if get("s").Len() != 0 {
-		t.Error("Len of a string is not 0")
-	}
-	if k, m := get("o").Member(0); k != "k" || m.String() != `"v"` {
-		t.Errorf("Member(0) = %s, %s", k, m)
-	}
-	if Object.String() != "object" || Kind(99).String() != "invalid" {
-		t.Error("Kind.String")
-	}
+	require.Equal(t, 2, a.Len(), "array length")
+	assert.Equal(t, `"x"`, a.Index(1).String(), "array element 1")
+	assert.Zero(t, get("s").Len(), "Len of a string")
+	k, m := get("o").Member(0)
+	assert.Equal(t, "k", k, "Member(0)'s key")
+	assert.Equal(t, `"v"`, m.String(), "Member(0)")
+	assert.Equal(t, "object", Object.String())
+	assert.Equal(t, "invalid", Kind(99).String())
 	var zero Value
-	if zero.Kind() != Null || zero.String() != "null" {
-		t.Error("zero Value is not null")
-	}
+	assert.Equal(t, Null, zero.Kind(), "zero Value's kind")
+	assert.Equal(t, "null", zero.String(), "zero Value")
 }
 
 func TestParseErrors(t *testing.T) {
@@ -366,18 +327,13 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		v, err := Parse([]byte(tc.in))
-		if err == nil {
-			t.Errorf("Parse(%q) = %s, want error", tc.in, v)
+		if !assert.Error(t, err, "Parse(%q) = %s", tc.in, v) {
 			continue
 		}
-		if !strings.HasPrefix(err.Error(), "ojson: ") {
-			t.Errorf("Parse(%q) error %q lacks the ojson: prefix", tc.in, err)
-		}
+		assert.True(t, strings.HasPrefix(err.Error(), "ojson: "), "Parse(%q) error %q lacks the ojson: prefix", tc.in, err)
 		var se *SyntaxError
-		if !errors.As(err, &se) {
-			t.Errorf("Parse(%q) error %T is not *SyntaxError", tc.in, err)
-		} else if se.Offset != tc.offset {
-			t.Errorf("Parse(%q) error at offset %d, want %d (%v)", tc.in, se.Offset, tc.offset, err)
+		if assert.ErrorAs(t, err, &se, "Parse(%q)", tc.in) {
+			assert.Equal(t, tc.offset, se.Offset, "Parse(%q) error's offset (%v)", tc.in, err)
 		}
 	}
 }
@@ -387,34 +343,26 @@ func TestDepthLimit(t *testing.T) {
 		return []byte(strings.Repeat(open, n) + "1" + strings.Repeat(close, n))
 	}
 	for _, shape := range []struct{ open, close string }{{"[", "]"}, {`{"a":`, "}"}} {
-		if _, err := Parse(nest(shape.open, shape.close, DefaultMaxDepth)); err != nil {
-			t.Errorf("depth %d %s: %v", DefaultMaxDepth, shape.open, err)
-		}
-		_, err := Parse(nest(shape.open, shape.close, DefaultMaxDepth+1))
-		if !errors.Is(err, ErrTooDeep) {
-			t.Errorf("depth %d %s: got %v, want ErrTooDeep", DefaultMaxDepth+1, shape.open, err)
-		}
+		_, err := Parse(nest(shape.open, shape.close, DefaultMaxDepth))
+		assert.NoError(t, err, "depth %d %s", DefaultMaxDepth, shape.open)
+		_, err = Parse(nest(shape.open, shape.close, DefaultMaxDepth+1))
+		assert.ErrorIs(t, err, ErrTooDeep, "depth %d %s", DefaultMaxDepth+1, shape.open)
 	}
 	// Sibling containers do not add up.
 	wide := []byte("[" + strings.Repeat(string(nest("[", "]", 100))+",", 50) + "1]")
-	if _, err := Parse(wide); err != nil {
-		t.Errorf("wide document: %v", err)
-	}
+	_, err := Parse(wide)
+	assert.NoError(t, err, "wide document")
 	// Hostile depth fails fast, without exhausting the stack.
-	if _, err := Parse([]byte(strings.Repeat("[", 1_000_000))); !errors.Is(err, ErrTooDeep) {
-		t.Errorf("1M brackets: got %v", err)
-	}
+	_, err = Parse([]byte(strings.Repeat("[", 1_000_000)))
+	assert.ErrorIs(t, err, ErrTooDeep, "1M brackets")
 	opts := ParseOptions{MaxDepth: 3}
-	if _, err := opts.Parse([]byte(`[[[1]]]`)); err != nil {
-		t.Errorf("MaxDepth 3, depth 3: %v", err)
-	}
-	if _, err := opts.Parse([]byte(`[[[[1]]]]`)); !errors.Is(err, ErrTooDeep) {
-		t.Errorf("MaxDepth 3, depth 4: got %v", err)
-	}
+	_, err = opts.Parse([]byte(`[[[1]]]`))
+	assert.NoError(t, err, "MaxDepth 3, depth 3")
+	_, err = opts.Parse([]byte(`[[[[1]]]]`))
+	assert.ErrorIs(t, err, ErrTooDeep, "MaxDepth 3, depth 4")
 	deep := ParseOptions{MaxDepth: 100_000}
-	if _, err := deep.Parse(nest("[", "]", 100_000)); err != nil {
-		t.Errorf("MaxDepth 100000: %v", err)
-	}
+	_, err = deep.Parse(nest("[", "]", 100_000))
+	assert.NoError(t, err, "MaxDepth 100000")
 }
 
 func TestJSONInterfaces(t *testing.T) {
@@ -422,34 +370,20 @@ func TestJSONInterfaces(t *testing.T) {
 		P *Value `json:"p"`
 		Q Value  `json:"q"`
 	}
-	if err := json.Unmarshal([]byte(`{"p":{"b":1,"a":[1.0,1e21]},"q":"x"}`), &s); err != nil {
-		t.Fatal(err)
-	}
-	if got := s.P.String(); got != `{"b":1,"a":[1.0,1e21]}` {
-		t.Errorf("unmarshalled %s", got)
-	}
+	require.NoError(t, json.Unmarshal([]byte(`{"p":{"b":1,"a":[1.0,1e21]},"q":"x"}`), &s))
+	assert.Equal(t, `{"b":1,"a":[1.0,1e21]}`, s.P.String(), "unmarshalled")
 	out, err := json.Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := string(out); got != `{"p":{"b":1,"a":[1.0,1e21]},"q":"x"}` {
-		t.Errorf("marshalled %s", got)
-	}
-	if err := json.Unmarshal([]byte(`{"p":"\ud800"}`), &s); err == nil {
-		t.Error("lone surrogate accepted through UnmarshalJSON")
-	}
+	require.NoError(t, err)
+	assert.Equal(t, `{"p":{"b":1,"a":[1.0,1e21]},"q":"x"}`, string(out), "marshalled")
+	assert.Error(t, json.Unmarshal([]byte(`{"p":"\ud800"}`), &s), "lone surrogate accepted through UnmarshalJSON")
 }
 
 func TestParseDoesNotAlias(t *testing.T) {
 	data := []byte(`{"key":"value"}`)
 	v, err := Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	copy(data, `{"XXX":"XXXXX"}`)
-	if got := v.String(); got != `{"key":"value"}` {
-		t.Errorf("value changed with its input: %s", got)
-	}
+	assert.Equal(t, `{"key":"value"}`, v.String(), "value changed with its input")
 }
 
 func hasFloat(v *Value) bool {
@@ -482,26 +416,18 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, err := Parse(data)
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "ojson: ") {
-				t.Fatalf("error without prefix: %v", err)
-			}
+			require.True(t, strings.HasPrefix(err.Error(), "ojson: "), "error without prefix: %v", err)
 			return
 		}
-		if !json.Valid(data) {
-			t.Fatalf("accepted %q, which encoding/json rejects", data)
-		}
+		require.True(t, json.Valid(data), "accepted %q, which encoding/json rejects", data)
 		out := AppendCompact(nil, v)
-		if !json.Valid(out) {
-			t.Fatalf("printed invalid JSON %q", out)
-		}
+		require.True(t, json.Valid(out), "printed invalid JSON %q", out)
 		v2, err := Parse(out)
-		if err != nil {
-			// Printed floats may be re-read differently by this (not
-			// correctly rounding) parser, but never out of range.
-			t.Fatalf("cannot re-parse %q: %v", out, err)
-		}
-		if out2 := AppendCompact(nil, v2); !hasFloat(v) && string(out2) != string(out) {
-			t.Fatalf("not stable: %q then %q", out, out2)
+		// Printed floats may be re-read differently by this (not
+		// correctly rounding) parser, but never out of range.
+		require.NoError(t, err, "cannot re-parse %q", out)
+		if out2 := AppendCompact(nil, v2); !hasFloat(v) {
+			require.Equal(t, string(out), string(out2), "not stable")
 		}
 	})
 }
