@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/ojson"
+	"github.com/stretchr/testify/require"
 )
 
 func FuzzNormalize(f *testing.F) {
@@ -16,23 +17,15 @@ func FuzzNormalize(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !json.Valid(out) {
-			t.Fatalf("invalid JSON output %q", out)
-		}
+		require.True(t, json.Valid(out), "invalid JSON output %q", out)
 		v, err := ojson.Parse(out)
-		if err != nil {
-			t.Fatalf("output does not parse: %v\n%s", err, out)
-		}
+		require.NoError(t, err, "output does not parse:\n%s", out)
 		// Printed floats may be re-read differently (see ojson), so compare
 		// against the output as re-read.
 		want := ojson.AppendCompact(nil, v)
 		again, err := Normalize(out)
-		if err != nil {
-			t.Fatalf("second pass: %v\nin:  %s\nout: %s", err, data, out)
-		}
-		if string(again) != string(want) {
-			t.Fatalf("not idempotent\nin:     %s\nonce:   %s\ntwice:  %s", data, want, again)
-		}
+		require.NoError(t, err, "second pass\nin:  %s\nout: %s", data, out)
+		require.Equal(t, string(want), string(again), "not idempotent\nin: %s", data)
 	})
 }
 
@@ -115,19 +108,13 @@ func FuzzNormalizeGenerated(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		g := &gen{b: data}
 		in := []byte(g.schema(0))
-		if !json.Valid(in) {
-			t.Fatalf("generator made invalid JSON %s", in)
-		}
+		require.True(t, json.Valid(in), "generator made invalid JSON %s", in)
 		out, err := Normalize(in)
 		if err != nil {
 			return
 		}
 		again, err := Normalize(out)
-		if err != nil {
-			t.Fatalf("second pass: %v\nin:  %s\nout: %s", err, in, out)
-		}
-		if string(again) != string(out) {
-			t.Fatalf("not idempotent\nin:     %s\nonce:   %s\ntwice:  %s", in, out, again)
-		}
+		require.NoError(t, err, "second pass\nin:  %s\nout: %s", in, out)
+		require.Equal(t, string(out), string(again), "not idempotent\nin: %s", in)
 	})
 }

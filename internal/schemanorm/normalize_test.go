@@ -1,13 +1,13 @@
 package schemanorm
 
 import (
-	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/ojson"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // normalizeTests cover the package's own decisions; the root package's
@@ -35,14 +35,11 @@ func TestNormalize(t *testing.T) {
 	for _, tc := range normalizeTests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := Normalize([]byte(tc.in))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != tc.want {
-				t.Errorf("Normalize(%s)\n got %s\nwant %s", tc.in, got, tc.want)
-			}
-			if again, err := Normalize(got); err != nil || string(again) != string(got) {
-				t.Errorf("not a fixed point: %s (%v)", again, err)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(got), "Normalize(%s)", tc.in)
+			again, err := Normalize(got)
+			if assert.NoError(t, err, "not a fixed point") {
+				assert.Equal(t, string(got), string(again), "not a fixed point")
 			}
 		})
 	}
@@ -51,9 +48,7 @@ func TestNormalize(t *testing.T) {
 func TestNormalizeErrors(t *testing.T) {
 	_, err := Normalize([]byte(`{"a":`))
 	var se *ojson.SyntaxError
-	if !errors.As(err, &se) {
-		t.Errorf("syntax error: %v", err)
-	}
+	assert.ErrorAs(t, err, &se, "syntax error")
 
 	var b strings.Builder
 	b.WriteString(`{"$defs":{`)
@@ -61,18 +56,15 @@ func TestNormalizeErrors(t *testing.T) {
 		fmt.Fprintf(&b, `"D%d":{"properties":{"a":{"$ref":"#/$defs/D%d"},"b":{"$ref":"#/$defs/D%d"}}},`, i, i+1, i+1)
 	}
 	b.WriteString(`"D30":{"description":"leaf"}},"$ref":"#/$defs/D0"}`)
-	if _, err := Normalize([]byte(b.String())); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("2^30 copies: %v", err)
-	}
+	_, err = Normalize([]byte(b.String()))
+	assert.ErrorIs(t, err, ErrTooLarge, "2^30 copies")
 
 	// 126 levels deep as written; the reference's target adds three more.
 	deep := `{"$defs":{"A":{"items":{"items":{"items":{}}}}},"not":` + strings.Repeat(`{"not":`, 124) + `{"$ref":"#/$defs/A"}` + strings.Repeat(`}`, 125)
-	if _, err := ojson.Parse([]byte(deep)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Normalize([]byte(deep)); !errors.Is(err, ErrTooDeep) {
-		t.Errorf("too deep: %v", err)
-	}
+	_, err = ojson.Parse([]byte(deep))
+	require.NoError(t, err)
+	_, err = Normalize([]byte(deep))
+	assert.ErrorIs(t, err, ErrTooDeep, "too deep")
 }
 
 func TestLocalPointer(t *testing.T) {
@@ -84,28 +76,23 @@ func TestLocalPointer(t *testing.T) {
 		"#/a~1b/c~0d":     "/a~1b/c~0d",
 		"#/a%2Fb":         "/a/b", // RFC 6901, section 6: decoded first
 	} {
-		if got, ok := LocalPointer(ref); !ok || got != want {
-			t.Errorf("LocalPointer(%q) = %q, %v; want %q", ref, got, ok, want)
-		}
+		got, ok := LocalPointer(ref)
+		assert.True(t, ok, "LocalPointer(%q) reported not ok", ref)
+		assert.Equal(t, want, got, "LocalPointer(%q)", ref)
 	}
 	for _, ref := range []string{"", "a.json", "a.json#/x", "#anchor", "#/%zz"} {
-		if got, ok := LocalPointer(ref); ok {
-			t.Errorf("LocalPointer(%q) = %q, true", ref, got)
-		}
+		got, ok := LocalPointer(ref)
+		assert.False(t, ok, "LocalPointer(%q) = %q, true", ref, got)
 	}
 }
 
 func TestWalkAndResolve(t *testing.T) {
 	doc, err := ojson.Parse([]byte(`{"properties":{"a/b":{"items":[{"type":"string"},true]},"c":{"default":{"type":"x"}}},"not":{"anyOf":[{}]},"enum":[{"a":1}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var got []string
 	Walk(doc, func(ptr string, _ *ojson.Value) { got = append(got, ptr) })
 	want := []string{"", "/properties/a~1b", "/properties/a~1b/items/0", "/properties/c", "/not", "/not/anyOf/0"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Walk visited %q, want %q", got, want)
-	}
+	assert.Equal(t, want, got, "Walk visited")
 	for ptr, want := range map[string]string{
 		"":                         doc.String(),
 		"/properties/a~1b/items/1": "true",
@@ -113,13 +100,12 @@ func TestWalkAndResolve(t *testing.T) {
 		"/enum/0/a":                "1",
 	} {
 		v, ok := Resolve(doc, ptr)
-		if !ok || v.String() != want {
-			t.Errorf("Resolve(%q) = %v, %v; want %s", ptr, v, ok, want)
+		if assert.True(t, ok, "Resolve(%q) reported not ok", ptr) {
+			assert.Equal(t, want, v.String(), "Resolve(%q)", ptr)
 		}
 	}
 	for _, ptr := range []string{"/nope", "/enum/1", "/enum/01", "/enum/-1", "x", "/properties/a/b"} {
-		if _, ok := Resolve(doc, ptr); ok {
-			t.Errorf("Resolve(%q) succeeded", ptr)
-		}
+		_, ok := Resolve(doc, ptr)
+		assert.False(t, ok, "Resolve(%q) succeeded", ptr)
 	}
 }
