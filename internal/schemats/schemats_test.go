@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/ojson"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // goldenTools are the tool schemas of the reference tests
@@ -111,12 +113,8 @@ var goldenTools = []struct {
 func TestGoldenTools(t *testing.T) {
 	for _, tc := range goldenTools {
 		got, err := TypeScript([]byte(tc.schema))
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		if got != tc.want {
-			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
-		}
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.want, got, tc.name)
 	}
 }
 
@@ -129,17 +127,11 @@ func TestGoldenFiles(t *testing.T) {
 		if errors.Is(err, os.ErrNotExist) {
 			t.Skipf("reference golden files not found in %s", dir)
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		got, err := TypeScript([]byte(tc.schema))
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
+		require.NoError(t, err, tc.name)
 		line := "type " + tc.name + " = (_: " + got + ") => any;"
-		if !strings.Contains(string(data), line) {
-			t.Errorf("%s: %s does not contain\n%s", tc.name, tc.file, line)
-		}
+		assert.True(t, strings.Contains(string(data), line), "%s: %s does not contain\n%s", tc.name, tc.file, line)
 	}
 }
 
@@ -405,40 +397,28 @@ var quirkTests = []struct {
 func TestQuirks(t *testing.T) {
 	for _, tc := range quirkTests {
 		got, err := TypeScript([]byte(tc.schema))
-		if err != nil {
-			t.Errorf("%s: %v", tc.name, err)
+		if !assert.NoError(t, err, tc.name) {
 			continue
 		}
-		if got != tc.want {
-			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
-		}
+		assert.Equal(t, tc.want, got, tc.name)
 	}
 }
 
 func TestErrors(t *testing.T) {
 	for _, in := range []string{``, `{`, `{"type":"string"} x`, `{"type":"\ud800"}`, `{"default":1e400}`, strings.Repeat("[", 200) + strings.Repeat("]", 200)} {
 		got, err := TypeScript([]byte(in))
-		if err == nil {
-			t.Errorf("TypeScript(%q) = %q, want error", in, got)
+		if !assert.Error(t, err, "TypeScript(%q) = %q", in, got) {
 			continue
 		}
-		if !strings.HasPrefix(err.Error(), "ojson: ") {
-			t.Errorf("TypeScript(%q): error %q lacks the ojson: prefix", in, err)
-		}
+		assert.True(t, strings.HasPrefix(err.Error(), "ojson: "), "TypeScript(%q): error %q lacks the ojson: prefix", in, err)
 	}
 }
 
 func TestAppendTypeScript(t *testing.T) {
 	v, err := ojson.Parse([]byte(`{"type":"array","items":{"type":"boolean"}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := string(AppendTypeScript([]byte("x = "), v)); got != "x = boolean[]" {
-		t.Errorf("got %q", got)
-	}
-	if got := string(AppendTypeScript(nil, nil)); got != "any" {
-		t.Errorf("nil schema: got %q", got)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "x = boolean[]", string(AppendTypeScript([]byte("x = "), v)))
+	assert.Equal(t, "any", string(AppendTypeScript(nil, nil)), "nil schema")
 }
 
 func TestLargeRequired(t *testing.T) {
@@ -452,26 +432,19 @@ func TestLargeRequired(t *testing.T) {
 	}
 	schema := `{"type":"object","properties":{` + strings.Join(props, ",") + `},"required":[` + strings.Join(req, ",") + `]}`
 	got, err := TypeScript([]byte(schema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(got, "\na: number,\nb?: number,\n") || !strings.Contains(got, "\nmx: number,\nnx?: number,\n}") {
-		t.Errorf("got %q", got)
-	}
+	require.NoError(t, err)
+	assert.Contains(t, got, "\na: number,\nb?: number,\n")
+	assert.Contains(t, got, "\nmx: number,\nnx?: number,\n}")
 }
 
 func TestAllocs(t *testing.T) {
 	v, err := ojson.Parse([]byte(goldenTools[2].schema))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	buf := make([]byte, 0, 1024)
 	allocs := testing.AllocsPerRun(100, func() {
 		buf = AppendTypeScript(buf[:0], v)
 	})
-	if allocs != 0 {
-		t.Errorf("AppendTypeScript into a large enough buffer: %v allocs, want 0", allocs)
-	}
+	assert.Zero(t, allocs, "AppendTypeScript into a large enough buffer: allocs")
 }
 
 func FuzzTypeScript(f *testing.F) {
@@ -486,9 +459,8 @@ func FuzzTypeScript(f *testing.F) {
 		if err == nil {
 			return
 		}
-		if _, perr := ojson.Parse(data); perr == nil {
-			t.Fatalf("TypeScript failed on input ojson accepts: %v", err)
-		}
+		_, perr := ojson.Parse(data)
+		require.Error(t, perr, "TypeScript failed on input ojson accepts: %v", err)
 	})
 }
 
