@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestPinned pins the conversations byte for byte: a change to them changes
@@ -22,30 +24,20 @@ func TestPinned(t *testing.T) {
 		{"Small", Small(), "fddfc21b79ad220c0b954eea991a253109584e26e3a537909b6ca976cfe9a12a"},
 	} {
 		sum := sha256.Sum256(tc.data)
-		if got := hex.EncodeToString(sum[:]); got != tc.sum {
-			t.Errorf("%s: SHA-256 %s, want %s", tc.name, got, tc.sum)
-		}
-		if bytes.IndexByte(tc.data, '\n') >= 0 {
-			t.Errorf("%s holds a newline", tc.name)
-		}
+		assert.Equal(t, tc.sum, hex.EncodeToString(sum[:]), "%s: SHA-256", tc.name)
+		assert.Equal(t, -1, bytes.IndexByte(tc.data, '\n'), "%s holds a newline", tc.name)
 	}
 }
 
 func TestLarge(t *testing.T) {
 	data := Large()
 	data[0] = 'x' // the caller's copy
-	if !bytes.Equal(Large()[:1], []byte("{")) {
-		t.Fatal("Large returned shared bytes")
-	}
+	require.Equal(t, []byte("{"), Large()[:1], "Large returned shared bytes")
 	var c struct {
 		Messages []map[string]json.RawMessage `json:"messages"`
 	}
-	if err := json.Unmarshal(Large(), &c); err != nil {
-		t.Fatal(err)
-	}
-	if len(c.Messages) != LargeMessages {
-		t.Fatalf("%d messages, want %d", len(c.Messages), LargeMessages)
-	}
+	require.NoError(t, json.Unmarshal(Large(), &c))
+	require.Len(t, c.Messages, LargeMessages)
 	roles := map[string]int{}
 	for _, m := range c.Messages {
 		var role string
@@ -53,19 +45,11 @@ func TestLarge(t *testing.T) {
 		roles[role]++
 	}
 	want := map[string]int{"system": 1, "developer": 1, "user": 400, "assistant": 1199, "tool": 399}
-	if !reflect.DeepEqual(roles, want) {
-		t.Errorf("roles %v, want %v", roles, want)
-	}
+	assert.Equal(t, want, roles, "roles")
 	texts, err := Texts(Large(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(texts) != 5*LargeMessages {
-		t.Errorf("%d texts, want %d", len(texts), 5*LargeMessages)
-	}
-	if n := Size(texts); n < 4_800_000 || n > 5_000_000 {
-		t.Errorf("%d bytes of text, want about 4.9 MB", n)
-	}
+	require.NoError(t, err)
+	assert.Len(t, texts, 5*LargeMessages)
+	assert.InDelta(t, 4_900_000, Size(texts), 100_000, "bytes of text, want about 4.9 MB")
 }
 
 func TestTexts(t *testing.T) {
@@ -75,29 +59,21 @@ func TestTexts(t *testing.T) {
 		return "DEV", nil
 	}
 	got, err := Texts(Small(), part)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []string{"developer", "", "", "", "DEV", "user", "", "", "", "What is the weather in Tokyo?"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	if len(parts) != 1 || !bytes.HasPrefix(parts[0], []byte(`{"type":"developer_content",`)) {
-		t.Errorf("part saw %q", parts)
-	}
-	if got, _ := Texts(Small(), nil); got[4] != string(parts[0]) {
-		t.Errorf("nil part: %q, want the part's JSON", got[4])
-	}
+	assert.Equal(t, want, got)
+	require.Len(t, parts, 1, "part saw %q", parts)
+	assert.True(t, bytes.HasPrefix(parts[0], []byte(`{"type":"developer_content",`)), "part saw %q", parts)
+	got, _ = Texts(Small(), nil)
+	assert.Equal(t, string(parts[0]), got[4], "nil part: want the part's JSON")
 
 	// A bare array, content parts, unset fields.
 	got, err = Texts([]byte(` [{"role":"assistant","channel":"final","recipient":"x","content_type":"json","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]`), nil)
 	want = []string{"assistant", "final", "x", "json", "a", "b"}
-	if err != nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("got %q, %v; want %q", got, err, want)
-	}
+	assert.NoError(t, err)
+	assert.Equal(t, want, got)
 	for _, bad := range []string{``, `{}`, `{"messages":1}`, `[{"role":"user","content":1}]`, `[{"role":"user","content":[1]}]`} {
-		if _, err := Texts([]byte(bad), nil); err == nil {
-			t.Errorf("Texts(%s): no error", bad)
-		}
+		_, err := Texts([]byte(bad), nil)
+		assert.Error(t, err, "Texts(%s)", bad)
 	}
 }

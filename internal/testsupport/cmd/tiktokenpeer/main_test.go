@@ -9,6 +9,9 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/benchdata"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // patternTexts exercise every branch of the o200k pattern: cased words with
@@ -23,26 +26,18 @@ var patternTexts = []string{
 }
 
 func TestSameEncoding(t *testing.T) {
-	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := testenc.Encoding(t)
 	tk, err := newTiktoken()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	texts := append(slices.Clone(patternTexts), strings.Join(benchdata.Paragraphs, ""))
 	large, err := benchdata.Texts(benchdata.Large(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	texts = append(texts, large[:200]...)
 	for _, text := range texts {
 		want := enc.EncodeOrdinary(text)
 		got := tk.EncodeOrdinary(text)
-		if !slices.Equal(ints(want), got) {
-			t.Errorf("%.60q: tiktokenpeer %v, harmony %v", text, got, want)
-		}
+		// slices.Equal: an empty text gives no ids, nil or not.
+		assert.True(t, slices.Equal(ints(want), got), "%.60q: tiktokenpeer %v, harmony %v", text, got, want)
 	}
 }
 
@@ -62,15 +57,10 @@ func runPeer(t *testing.T, stdin string, args ...string) (code int, stdout, stde
 }
 
 func TestEncodeDecode(t *testing.T) {
-	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := testenc.Encoding(t)
 	small := benchdata.Small()
 	texts, err := benchdata.Texts(small, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []int{}
 	for _, text := range texts {
 		want = append(want, ints(enc.EncodeOrdinary(text))...)
@@ -78,29 +68,26 @@ func TestEncodeDecode(t *testing.T) {
 	in := string(small) + "\n\n" + `[{"role":"user","content":"hi & <bye>"}]` + "\n"
 	code, stdout, stderr := runPeer(t, in, "encode")
 	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
-	if code != 0 || stderr != "" || len(lines) != 2 {
-		t.Fatalf("encode: exit %d, stderr %q, %d lines", code, stderr, len(lines))
-	}
+	require.Equal(t, 0, code, "encode: exit code")
+	require.Empty(t, stderr, "encode: stderr")
+	require.Len(t, lines, 2, "encode: lines")
 	var got []int
-	if err := json.Unmarshal([]byte(lines[0]), &got); err != nil || !slices.Equal(got, want) {
-		t.Errorf("encode: %v\n got %v\nwant %v", err, got, want)
+	if assert.NoError(t, json.Unmarshal([]byte(lines[0]), &got), "encode") {
+		assert.True(t, slices.Equal(got, want), "encode:\n got %v\nwant %v", got, want)
 	}
 
 	// Decoding gives back the texts; special tokens add nothing.
 	code, stdout, _ = runPeer(t, "[200006,"+strings.TrimPrefix(lines[1], "[")+"\n"+lines[0], "decode")
 	wantOut := `"userhi & <bye>"` + "\n" + literal(t, strings.Join(texts, "")) + "\n"
-	if code != 0 || stdout != wantOut {
-		t.Errorf("decode: exit %d\n got %s\nwant %s", code, stdout, wantOut)
-	}
+	assert.Equal(t, 0, code, "decode: exit code")
+	assert.Equal(t, wantOut, stdout, "decode")
 }
 
 func literal(t *testing.T, s string) string {
 	var b bytes.Buffer
 	e := json.NewEncoder(&b)
 	e.SetEscapeHTML(false)
-	if err := e.Encode(s); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, e.Encode(s))
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
@@ -118,8 +105,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"decode"}, "[-1\n", 1},
 		{[]string{"encode"}, "[1]\n", 1},
 	} {
-		if code, _, _ := runPeer(t, tc.stdin, tc.args...); code != tc.want {
-			t.Errorf("%v on %q: exit %d, want %d", tc.args, tc.stdin, code, tc.want)
-		}
+		code, _, _ := runPeer(t, tc.stdin, tc.args...)
+		assert.Equal(t, tc.want, code, "%v on %q: exit code", tc.args, tc.stdin)
 	}
 }
