@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/testsupport/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // apiPackages are the module's importable packages, each recorded in
@@ -38,21 +40,13 @@ func TestAPI(t *testing.T) {
 		got := strings.Join(apiLines(t, dir), "\n") + "\n"
 		file := filepath.Join("api", name+".txt")
 		if golden.Updating() {
-			if err := os.MkdirAll("api", 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, os.MkdirAll("api", 0o755))
+			require.NoError(t, os.WriteFile(file, []byte(got), 0o644))
 			continue
 		}
 		want, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatalf("%v (run go test -run TestAPI -update . to write it)", err)
-		}
-		if d := lineDiff(string(want), got); d != "" {
-			t.Errorf("the exported API of %s is not %s:\n%s\nIf the change is deliberate, run go test -run TestAPI -update . and commit %s.", name, file, d, file)
-		}
+		require.NoError(t, err, "run go test -run TestAPI -update . to write it")
+		assert.Empty(t, lineDiff(string(want), got), "the exported API of %s differs from %s as shown. If the change is deliberate, run go test -run TestAPI -update . and commit %s.", name, file, file)
 	}
 }
 
@@ -81,14 +75,12 @@ func TestAPIPackagesListed(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if _, ok := apiPackages[path]; !ok && pkg.Name != "main" {
-			t.Errorf("package %s (%s) is not recorded in api/: add it to apiPackages", pkg.Name, path)
+		if pkg.Name != "main" {
+			assert.Contains(t, apiPackages, path, "package %s (%s) is not recorded in api/: add it to apiPackages", pkg.Name, path)
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 }
 
 // apiLines lists the exported declarations of the package in dir: its
@@ -98,16 +90,12 @@ func TestAPIPackagesListed(t *testing.T) {
 func apiLines(t *testing.T, dir string) []string {
 	t.Helper()
 	pkg, err := build.ImportDir(dir, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	fset := token.NewFileSet()
 	var lines []string
 	for _, name := range pkg.GoFiles {
 		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		lines = append(lines, fileAPI(fset, f)...)
 	}
 	sort.Strings(lines)

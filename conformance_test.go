@@ -10,6 +10,7 @@ import (
 	"github.com/go-harmony/harmony/internal/testsupport/conformance"
 	"github.com/go-harmony/harmony/internal/testsupport/sample"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // conformanceCase is one line of testdata/conformance/*.jsonl: outputs of the
@@ -19,9 +20,7 @@ type conformanceCase = conformance.Case
 func loadConformance(t testing.TB, name string) []conformanceCase {
 	t.Helper()
 	cases, err := conformance.Load(filepath.Join("testdata", "conformance", name))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return cases
 }
 
@@ -33,12 +32,13 @@ func tokens(ids []uint32) []Token {
 	return out
 }
 
+// mustEncoding returns the HarmonyGptOss encoding or fails t: the root
+// package's own tests cannot import internal/testsupport/testenc (it
+// imports this package), so this is their one loader.
 func mustEncoding(t testing.TB) *Encoding {
 	t.Helper()
 	enc, err := LoadEncoding(HarmonyGptOss)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err, "LoadEncoding(HarmonyGptOss)")
 	return enc
 }
 
@@ -82,13 +82,9 @@ func runRender(enc *Encoding, c *conformanceCase) ([]Token, error) {
 func normalizeMessages(t testing.TB, msgs any) []any {
 	t.Helper()
 	b, err := json.Marshal(msgs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	v, err := conformance.NormalizeMessages(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return v
 }
 
@@ -102,28 +98,24 @@ func checkConformanceFile(t *testing.T, name string, k int) {
 		switch c.Op {
 		case "render", "render_training", "render_completion":
 			got, err := runRender(enc, c)
-			if err != nil {
-				t.Errorf("%s: %v", c.ID, err)
+			if !assert.NoError(t, err, c.ID) {
 				continue
 			}
 			assert.Equal(t, tokens(c.ExpectTokens), got, "%s: tokens differ", c.ID)
 		case "parse":
 			got, err := enc.ParseCompletion(tokens(c.Tokens), caseRole(c), caseParseOptions(c))
 			if c.ExpectError {
-				if err == nil {
-					t.Errorf("%s: want an error, got %d messages", c.ID, len(got))
-				}
+				assert.Error(t, err, "%s: got %d messages", c.ID, len(got))
 				continue
 			}
-			if err != nil {
-				t.Errorf("%s: %v", c.ID, err)
+			if !assert.NoError(t, err, c.ID) {
 				continue
 			}
 			assert.Equal(t, normalizeMessages(t, c.ExpectMsgs), normalizeMessages(t, got), "%s: messages differ", c.ID)
 		case "stream":
 			checkStreamCase(t, enc, c)
 		default:
-			t.Errorf("%s: unknown op %q", c.ID, c.Op)
+			assert.Failf(t, "unknown op", "%s: unknown op %q", c.ID, c.Op)
 		}
 	}
 }
@@ -158,17 +150,15 @@ func showStep(s [5]*string) string {
 
 func checkStreamCase(t *testing.T, enc *Encoding, c *conformanceCase) {
 	p, err := enc.NewStreamParser(caseRole(c), caseParseOptions(c))
-	if err != nil {
-		t.Fatalf("%s: %v", c.ID, err)
-	}
+	require.NoError(t, err, c.ID)
 	errAt := -1
 	var steps [][5]*string
 	for i, tok := range c.Tokens {
 		if err := p.Process(Token(tok)); err != nil {
 			errAt = i
 			var pe *ParseError
-			if !errors.As(err, &pe) || pe.Index != i {
-				t.Errorf("%s: error %v does not carry index %d", c.ID, err, i)
+			if assert.ErrorAs(t, err, &pe, c.ID) {
+				assert.Equal(t, i, pe.Index, "%s: index of error %v", c.ID, err)
 			}
 			break
 		}
@@ -185,15 +175,10 @@ func checkStreamCase(t *testing.T, enc *Encoding, c *conformanceCase) {
 	if c.ExpectErrAt != nil {
 		wantErrAt = *c.ExpectErrAt
 	}
-	if errAt != wantErrAt {
-		t.Errorf("%s: error at %d, want %d", c.ID, errAt, wantErrAt)
-	}
-	if len(steps) != len(c.ExpectSteps) {
-		t.Errorf("%s: %d steps, want %d", c.ID, len(steps), len(c.ExpectSteps))
-	}
+	assert.Equal(t, wantErrAt, errAt, "%s: index of the error", c.ID)
+	assert.Equal(t, len(c.ExpectSteps), len(steps), "%s: steps", c.ID)
 	for i := 0; i < len(steps) && i < len(c.ExpectSteps); i++ {
-		if g, w := showStep(steps[i]), showStep(c.ExpectSteps[i]); g != w {
-			t.Errorf("%s: step %d: got %s, want %s", c.ID, i, g, w)
+		if !assert.Equal(t, showStep(c.ExpectSteps[i]), showStep(steps[i]), "%s: step %d", c.ID, i) {
 			break
 		}
 	}
