@@ -18,6 +18,8 @@ import (
 
 	"github.com/go-harmony/harmony/internal/testsupport/benchdata"
 	"github.com/go-harmony/harmony/internal/testsupport/sample"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The conversations, in the reference's JSON: benchdata.Small is the small
@@ -31,9 +33,7 @@ var largeConversationJSON = sync.OnceValue(benchdata.Large)
 func benchConversation(b testing.TB, data []byte) Conversation {
 	b.Helper()
 	var c Conversation
-	if err := json.Unmarshal(data, &c); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, json.Unmarshal(data, &c))
 	return c
 }
 
@@ -43,9 +43,7 @@ func benchConversation(b testing.TB, data []byte) Conversation {
 func conversationTexts(b testing.TB, data []byte) (texts []string, size int) {
 	b.Helper()
 	texts, err := benchdata.Texts(data, renderedPart(mustEncoding(b)))
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	return texts, benchdata.Size(texts)
 }
 
@@ -97,16 +95,13 @@ func TestBenchTexts(t *testing.T) {
 					b, err = enc.developerText(nil, &v)
 					text = string(b)
 				}
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				want = append(want, text)
 			}
 		}
 		got, _ := conversationTexts(t, data)
-		if !slices.Equal(got, want) {
-			t.Errorf("%d texts differ from the %d of the conversation", len(got), len(want))
-		}
+		// Not assert.Equal: the large conversation's texts are 5 MB.
+		assert.True(t, slices.Equal(got, want), "%d texts differ from the %d of the conversation", len(got), len(want))
 	}
 }
 

@@ -4,6 +4,9 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestCoreDependencies checks that the core package links nothing heavy:
@@ -11,14 +14,10 @@ import (
 // tests, testify only tests.
 func TestCoreDependencies(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
+	require.NoError(t, err, "go list -deps")
 	for _, dep := range strings.Fields(string(out)) {
 		for _, heavy := range []string{"jsonschema", "tiktoken", "testify", "regexp2", "/testsupport/"} {
-			if strings.Contains(dep, heavy) {
-				t.Errorf("package harmony depends on %s", dep)
-			}
+			assert.NotContains(t, dep, heavy, "package harmony depends on %s", dep)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-harmony/harmony/internal/testsupport/conformance"
 	"github.com/go-harmony/harmony/internal/testsupport/wild"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -161,7 +162,7 @@ func TestPrefixExact(t *testing.T) {
 			for i < len(got) && i < len(want) && got[i] == want[i] {
 				i++
 			}
-			t.Errorf("%s: rendered back differs at token %d (%v vs %v)\n%s\nsampled\n%s", c.name, i, got[i:min(i+4, len(got))], want[i:min(i+4, len(want))], gs, ws)
+			assert.Equal(t, want, got, "%s: rendered back differs at token %d (%v vs %v)\n%s\nsampled\n%s", c.name, i, got[i:min(i+4, len(got))], want[i:min(i+4, len(want))], gs, ws)
 		}
 		// Without KeepHeaders the messages are the reference's.
 		plain, err := enc.ParseCompletion(c.toks, c.role, nil)
@@ -172,9 +173,8 @@ func TestPrefixExact(t *testing.T) {
 		require.Equal(t, plain, msgs, c.name)
 	}
 	t.Logf("%d of %d completions well formed (%d conformance, %d wild); %d headers in the model's own form", ran, len(all), nConf, len(all)-nConf, forms)
-	if ran < 250 || forms < 20 {
-		t.Errorf("only %d completions ran, %d with a form of their own", ran, forms)
-	}
+	assert.GreaterOrEqual(t, ran, 250, "completions that ran")
+	assert.GreaterOrEqual(t, forms, 20, "headers in a form of their own")
 }
 
 // TestGuideExamplesUnderGuidePolicy renders the harmony guide's two

@@ -146,8 +146,9 @@ func FuzzConversationJSON(f *testing.F) {
 		if err := json.Unmarshal(data, &c); err != nil {
 			var je *JSONError
 			var se *json.SyntaxError
-			if !errors.As(err, &se) && (!errors.As(err, &je) || !strings.HasPrefix(je.Path, "$")) {
-				t.Fatalf("%T %v", err, err)
+			if !errors.As(err, &se) {
+				require.ErrorAs(t, err, &je, "%T %v", err, err)
+				require.True(t, strings.HasPrefix(je.Path, "$"), "%T %v: path", err, err)
 			}
 			return
 		}

@@ -2,12 +2,12 @@ package harmony
 
 import (
 	"encoding/json"
-	"errors"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/testsupport/sample"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // injectionConversation puts s into every field a user, a tool, a model or a
@@ -67,24 +67,17 @@ func TestNoSpecialTokenFromText(t *testing.T) {
 	enc := mustEncoding(t)
 	render := func(c Conversation) []Token {
 		toks, err := enc.RenderConversationForCompletion(c, RoleAssistant, &RenderOptions{Reasoning: ReasoningKeepAll})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return toks
 	}
 	want := specialsIn(render(injectionConversation("x")))
-	if n := strings.Count(showTokens(want), "200003"); n != 1 {
-		t.Fatalf("baseline has %d <|constrain|> tokens, want 1", n)
-	}
+	require.Equal(t, 1, strings.Count(showTokens(want), "200003"), "<|constrain|> tokens in the baseline")
 	names := append([]string(nil), specialTable...)
 	if sample.Sampled() {
 		names = names[:40]
 	}
 	for _, name := range append(names, "<|refusal|>", "<|untrusted|>", "<|end_untrusted|>", "<|meta_end|>") {
-		got := specialsIn(render(injectionConversation(name)))
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%s: special tokens %v, want %v", name, got, want)
-		}
+		require.Equal(t, want, specialsIn(render(injectionConversation(name))), "%s: special tokens", name)
 	}
 }
 
@@ -114,16 +107,12 @@ func TestHeaderFieldsCannotForge(t *testing.T) {
 	} {
 		_, err := enc.RenderMessage(tc.m, nil)
 		var re *RenderError
-		if !errors.As(err, &re) || !errors.Is(err, ErrInvalidHeader) {
-			t.Errorf("%+v: error %v, want a *RenderError wrapping ErrInvalidHeader", tc.m, err)
+		if !assert.ErrorAs(t, err, &re, "%+v", tc.m) || !assert.ErrorIs(t, err, ErrInvalidHeader, "%+v", tc.m) {
 			continue
 		}
-		if want := "harmony: render message 0: invalid message header: " + tc.want; err.Error() != want {
-			t.Errorf("got  %s\nwant %s", err, want)
-		}
+		assert.EqualError(t, err, "harmony: render message 0: invalid message header: "+tc.want)
 	}
 	// The fields the format does allow still render.
-	if _, err := enc.RenderMessage(base.WithRecipient("functions.get_weather").WithContentType("<|constrain|>json"), nil); err != nil {
-		t.Error(err)
-	}
+	_, err := enc.RenderMessage(base.WithRecipient("functions.get_weather").WithContentType("<|constrain|>json"), nil)
+	assert.NoError(t, err)
 }

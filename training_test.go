@@ -292,9 +292,7 @@ func conversationFromBytes(b []byte) Conversation {
 func checkTrainingExample(t *testing.T, enc *Encoding, c Conversation, opts *TrainingOptions) {
 	t.Helper()
 	toks, mask, err := enc.RenderTrainingExample(c, opts)
-	if err != nil {
-		t.Fatalf("%v", err)
-	}
+	require.NoError(t, err)
 	msgs := c.Messages
 
 	// The trained turn, the pruned conversation, the original indices.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/testsupport/wild"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,17 +18,13 @@ func TestWildOutputs(t *testing.T) {
 	enc := mustEncoding(t)
 	cases, err := wild.Load("testdata/wild")
 	require.NoError(t, err)
-	if len(cases) < 60 {
-		t.Errorf("the corpus has %d cases, want at least 60", len(cases))
-	}
+	assert.GreaterOrEqual(t, len(cases), 60, "cases in the corpus")
 	for _, c := range cases {
 		t.Run(c.File, func(t *testing.T) {
 			toks := wildTokens(enc, c)
 			msgs, err := enc.ParseCompletion(toks, Role(c.Start), &ParseOptions{Mode: ParseRecover})
 			require.NoError(t, err)
-			if err := wild.AtLeast(extract(msgs, c), c.Best); err != nil {
-				t.Errorf("%s (%s): %v", c.ID, c.Kind, err)
-			}
+			assert.NoError(t, wild.AtLeast(extract(msgs, c), c.Best), "%s (%s)", c.ID, c.Kind)
 		})
 	}
 }
