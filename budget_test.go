@@ -2,7 +2,6 @@ package harmony
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/go-harmony/harmony/internal/testsupport/benchdata"
 	"github.com/go-harmony/harmony/internal/testsupport/sample"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // budgetTools is a developer message declaring a function tool, which
@@ -47,9 +48,7 @@ func TestBudgetExact(t *testing.T) {
 	enc := mustEncoding(t)
 	c := budgetConversation()
 	full, err := enc.RenderConversationForCompletion(c, RoleAssistant, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// The lengths of the prompt at each step, computed by hand from the
 	// tokens of the pieces.
 	elide := func(i int) Conversation {
@@ -59,9 +58,7 @@ func TestBudgetExact(t *testing.T) {
 	}
 	length := func(c Conversation) int {
 		toks, err := enc.RenderConversationForCompletion(c, RoleAssistant, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return len(toks)
 	}
 	oneElided := length(elide(5))
@@ -78,9 +75,7 @@ func TestBudgetExact(t *testing.T) {
 		`<|start|>assistant<|channel|>final<|message|>Also a fruit.<|end|>` +
 		`<|start|>user<|message|>And a plum?<|end|><|start|>assistant`
 	head, err := enc.RenderConversation(NewConversation(c.Messages[:2]...), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	dropped := len(head) + len(enc.EncodeWithSpecialTokens(pearTurn))
 	minimal := len(head) + len(enc.EncodeWithSpecialTokens(`<|start|>user<|message|>And a plum?<|end|><|start|>assistant`))
 
@@ -107,66 +102,53 @@ func TestBudgetExact(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			prefix := []Token{1, 2}
 			out, r, err := enc.AppendConversationWithinBudget(prefix, c, RoleAssistant, tt.budget, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(out[:2], prefix) {
-				t.Fatal("not appended")
-			}
+			require.NoError(t, err)
+			require.Equal(t, prefix, out[:2], "not appended")
 			out = out[2:]
-			if r.Tokens != len(out) || (tt.budget.MaxTokens > 0 && len(out) > tt.budget.MaxTokens-tt.budget.Reserve) {
-				t.Errorf("%d tokens, report %d, budget %+v", len(out), r.Tokens, tt.budget)
+			assert.Equal(t, len(out), r.Tokens, "the report's tokens")
+			if tt.budget.MaxTokens > 0 {
+				assert.LessOrEqual(t, len(out), tt.budget.MaxTokens-tt.budget.Reserve, "tokens, budget %+v", tt.budget)
 			}
-			if !slices.Equal(r.Kept, tt.kept) || !slices.Equal(r.Elided, tt.elided) || r.DroppedTurns != tt.turns {
-				t.Errorf("kept %v elided %v turns %d, want %v %v %d", r.Kept, r.Elided, r.DroppedTurns, tt.kept, tt.elided, tt.turns)
-			}
-			if want := 5 * tt.turns; tt.turns > 0 && r.DroppedMessages != want-1 {
+			// slices.Equal, here and below: an empty list, nil or not, is
+			// no index.
+			assert.True(t, slices.Equal(r.Kept, tt.kept), "kept %v, want %v", r.Kept, tt.kept)
+			assert.True(t, slices.Equal(r.Elided, tt.elided), "elided %v, want %v", r.Elided, tt.elided)
+			assert.Equal(t, tt.turns, r.DroppedTurns, "dropped turns")
+			if tt.turns > 0 {
 				// The first turn's analysis was dropped by the policy.
-				t.Errorf("dropped %d messages, want %d", r.DroppedMessages, want-1)
+				assert.Equal(t, 5*tt.turns-1, r.DroppedMessages, "dropped messages")
 			}
-			if tt.full != (r.FullTokens == len(full)) {
-				t.Errorf("FullTokens %d, full prompt %d", r.FullTokens, len(full))
-			}
+			assert.Equal(t, tt.full, r.FullTokens == len(full), "FullTokens %d, full prompt %d", r.FullTokens, len(full))
 			if tt.text != "" {
-				if got := renderText(t, enc, out[len(head):]); got != tt.text {
-					t.Errorf("got  %q\nwant %q", got, tt.text)
-				}
+				assert.Equal(t, tt.text, renderText(t, enc, out[len(head):]))
 			}
 			want, err := enc.RenderConversationForCompletion(r.Conversation(c, &tt.budget), RoleAssistant, &RenderOptions{Reasoning: ReasoningKeepAll})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(out, want) {
-				t.Errorf("differs from the render of the kept conversation")
-			}
+			require.NoError(t, err)
+			assert.Equal(t, want, out, "differs from the render of the kept conversation")
 		})
 	}
-	if got := renderText(t, enc, must(enc.RenderConversationWithinBudget(c, RoleAssistant, Budget{MaxTokens: oneElided}, nil))); !strings.Contains(got, "<|start|>functions.lookup to=assistant<|channel|>commentary<|message|>[tool output elided]<|end|>") {
-		t.Errorf("no marker in %q", got)
-	}
+	assert.Contains(t, renderText(t, enc, must(enc.RenderConversationWithinBudget(c, RoleAssistant, Budget{MaxTokens: oneElided}, nil))),
+		"<|start|>functions.lookup to=assistant<|channel|>commentary<|message|>[tool output elided]<|end|>", "no marker")
 
 	// Too long: what must stay does not fit.
 	dst := []Token{9}
 	out, r, err := enc.AppendConversationWithinBudget(dst, c, RoleAssistant, Budget{MaxTokens: minimal + 4, Reserve: 5}, nil)
 	var be *BudgetError
-	if !errors.As(err, &be) || !errors.Is(err, ErrContextTooLong) || be.Tokens != minimal || be.MaxTokens != minimal+4 || be.Reserve != 5 {
-		t.Fatalf("got %v (%+v), want a *BudgetError for %d tokens", err, be, minimal)
-	}
-	if !slices.Equal(out, dst) || r.Tokens != 0 || r.Kept != nil {
-		t.Errorf("on error: %v, %+v", out, r)
-	}
-	if _, _, err := enc.RenderConversationWithinBudget(c, RoleAssistant, Budget{MaxTokens: math.MaxInt, Reserve: -1}, nil); err != nil {
-		t.Errorf("the largest budget: %v", err)
-	}
+	require.ErrorAs(t, err, &be)
+	require.ErrorIs(t, err, ErrContextTooLong)
+	require.Equal(t, [3]int{minimal, minimal + 4, 5}, [3]int{be.Tokens, be.MaxTokens, be.Reserve}, "the *BudgetError's Tokens, MaxTokens and Reserve")
+	assert.Equal(t, dst, out, "on error")
+	assert.Zero(t, r.Tokens, "on error: %+v", r)
+	assert.Nil(t, r.Kept, "on error: %+v", r)
+	_, _, largest := enc.RenderConversationWithinBudget(c, RoleAssistant, Budget{MaxTokens: math.MaxInt, Reserve: -1}, nil)
+	assert.NoError(t, largest, "the largest budget")
 	for _, b := range []Budget{{MaxTokens: 10, Reserve: 10}, {MaxTokens: 10, Reserve: math.MaxInt}, {MaxTokens: 1, Reserve: -5}} {
-		if _, _, err := enc.RenderConversationWithinBudget(c, RoleAssistant, b, nil); !errors.As(err, &be) || be.Tokens != minimal {
-			t.Errorf("%+v: %v", b, err)
+		_, _, err := enc.RenderConversationWithinBudget(c, RoleAssistant, b, nil)
+		if assert.ErrorAs(t, err, &be, "%+v", b) {
+			assert.Equal(t, minimal, be.Tokens, "%+v: %v", b, err)
 		}
 	}
-	want := fmt.Sprintf("harmony: context too long: the prompt needs at least %d tokens, and a context window of %d tokens leaves %d after the 5 reserved for the completion", minimal, minimal+4, minimal-1)
-	if err.Error() != want {
-		t.Errorf("message %q\nwant    %q", err, want)
-	}
+	assert.EqualError(t, err, fmt.Sprintf("harmony: context too long: the prompt needs at least %d tokens, and a context window of %d tokens leaves %d after the 5 reserved for the completion", minimal, minimal+4, minimal-1))
 }
 
 // must returns the tokens of a budgeted render, which must succeed.
@@ -188,20 +170,18 @@ func TestBudgetImages(t *testing.T) {
 	full := must(enc.RenderConversationWithinBudget(c, RoleAssistant, Budget{}, nil))
 	b := Budget{MaxTokens: len(full) - 1, ImagePlaceholder: img}
 	out, r, err := enc.RenderConversationWithinBudget(c, RoleAssistant, b, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := `<|start|>user<|message|>What is this? [image elided]<|end|>` +
 		`<|start|>assistant<|channel|>final<|message|>A cat.<|end|>` +
 		`<|start|>user<|message|>And this? ` + img + `<|end|><|start|>assistant`
-	if got := renderText(t, enc, out); got != want || !slices.Equal(r.Elided, []int{0}) {
-		t.Errorf("got %q, elided %v", got, r.Elided)
-	}
+	assert.Equal(t, want, renderText(t, enc, out))
+	assert.Equal(t, []int{0}, r.Elided, "elided")
 	// Without the placeholder, the images are not known: the first turn goes.
 	b.ImagePlaceholder = ""
-	if _, r, err = enc.RenderConversationWithinBudget(c, RoleAssistant, b, nil); err != nil || r.DroppedTurns != 1 || r.Elided != nil {
-		t.Errorf("without a placeholder: %+v, %v", r, err)
-	}
+	_, r, err = enc.RenderConversationWithinBudget(c, RoleAssistant, b, nil)
+	assert.NoError(t, err, "without a placeholder")
+	assert.Equal(t, 1, r.DroppedTurns, "without a placeholder: dropped turns")
+	assert.Nil(t, r.Elided, "without a placeholder: elided")
 }
 
 // TestBudgetShortToolOutput checks that a tool output shorter than the
@@ -211,9 +191,9 @@ func TestBudgetShortToolOutput(t *testing.T) {
 	c := NewConversation(append(budgetTurn("fig", "ok", "A fruit."), NewTextMessage(RoleUser, "Thanks"))...)
 	full := must(enc.RenderConversationWithinBudget(c, RoleAssistant, Budget{}, nil))
 	_, r, err := enc.RenderConversationWithinBudget(c, RoleAssistant, Budget{MaxTokens: len(full) - 1}, nil)
-	if err != nil || r.Elided != nil || r.DroppedTurns != 1 {
-		t.Errorf("%+v, %v", r, err)
-	}
+	assert.NoError(t, err)
+	assert.Nil(t, r.Elided, "elided")
+	assert.Equal(t, 1, r.DroppedTurns, "dropped turns")
 }
 
 func TestBudgetRenderErrors(t *testing.T) {
@@ -239,14 +219,13 @@ func TestBudgetRenderErrors(t *testing.T) {
 			c := NewConversation(msgs...)
 			_, want := enc.RenderConversationForCompletion(c, RoleAssistant, nil)
 			_, _, got := enc.RenderConversationWithinBudget(c, RoleAssistant, Budget{MaxTokens: 20}, nil)
-			if want == nil || got == nil || got.Error() != want.Error() {
-				t.Errorf("%+v: got %v, want %v", msgs, got, want)
+			if assert.Error(t, want, "%+v: the plain render", msgs) && assert.Error(t, got, "%+v", msgs) {
+				assert.EqualError(t, got, want.Error(), "%+v", msgs)
 			}
 		}
 	}
-	if _, _, err := enc.RenderConversationWithinBudget(Conversation{}, "robot", Budget{MaxTokens: 10}, nil); !errors.Is(err, ErrUnknownRole) {
-		t.Errorf("bad next role: %v", err)
-	}
+	_, _, err := enc.RenderConversationWithinBudget(Conversation{}, "robot", Budget{MaxTokens: 10}, nil)
+	assert.ErrorIs(t, err, ErrUnknownRole, "bad next role")
 }
 
 func TestMaxTokenBytes(t *testing.T) {
@@ -255,9 +234,7 @@ func TestMaxTokenBytes(t *testing.T) {
 	for i := range enc.encoder.NumRanks() {
 		longest = max(longest, len(enc.encoder.TokenBytes(uint32(i))))
 	}
-	if longest != maxTokenBytes {
-		t.Errorf("longest rank is %d bytes, maxTokenBytes %d", longest, maxTokenBytes)
-	}
+	assert.Equal(t, maxTokenBytes, longest, "bytes of the longest rank")
 }
 
 // randomConversation returns a conversation of system and developer
@@ -381,16 +358,12 @@ func naiveFit(t *testing.T, enc *Encoding, c Conversation, b Budget, opts *Rende
 			conv = append(conv, m)
 		}
 		toks, err := enc.RenderConversationForCompletion(NewConversation(conv...), RoleAssistant, keepAll)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return len(toks)
 	}
 	msgLen := func(m Message) int {
 		toks, err := enc.RenderMessage(m, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return len(toks)
 	}
 	var cands []int
@@ -463,9 +436,7 @@ func checkBudgetCase(t *testing.T, enc *Encoding, seed uint64, fraction, reserve
 	}
 	c, pairs := randomConversation(r, img)
 	full, err := enc.RenderConversationForCompletion(c, RoleAssistant, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b := Budget{MaxTokens: int(int64(len(full)) * int64(uint16(fraction)) >> 14), Reserve: reserve, ImagePlaceholder: img}
 	name := fmt.Sprintf("seed %d (%d messages, budget %+v, options %+v)", seed, len(c.Messages), b, opts)
 	out, rep, err := enc.RenderConversationWithinBudget(c, RoleAssistant, b, opts)
@@ -476,46 +447,43 @@ func checkBudgetCase(t *testing.T, enc *Encoding, seed uint64, fraction, reserve
 	wantKept, elided, turns, ok := naiveFit(t, enc, c, nb, opts)
 	if !ok {
 		var be *BudgetError
-		if !errors.As(err, &be) || be.Tokens <= b.MaxTokens-max(b.Reserve, 0) {
-			t.Fatalf("%s: got %v, want a *BudgetError", name, err)
-		}
+		require.ErrorAs(t, err, &be, name)
+		require.Greater(t, be.Tokens, b.MaxTokens-max(b.Reserve, 0), "%s: the *BudgetError's tokens", name)
 		return
 	}
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
+	require.NoError(t, err, name)
+	// slices.Equal: an empty list, nil or not, is no index.
+	require.True(t, slices.Equal(rep.Kept, wantKept), "%s:\nkept %v\nwant %v", name, rep.Kept, wantKept)
+	require.True(t, slices.Equal(rep.Elided, elided), "%s:\nelided %v\nwant   %v", name, rep.Elided, elided)
+	require.Equal(t, turns, rep.DroppedTurns, "%s: dropped turns", name)
+	if b.MaxTokens > 0 {
+		require.LessOrEqual(t, len(out), b.MaxTokens-max(b.Reserve, 0), "%s: tokens", name)
 	}
-	if !slices.Equal(rep.Kept, wantKept) || !slices.Equal(rep.Elided, elided) || rep.DroppedTurns != turns {
-		t.Fatalf("%s:\nkept %v elided %v turns %d\nwant %v %v %d", name, rep.Kept, rep.Elided, rep.DroppedTurns, wantKept, elided, turns)
-	}
-	if b.MaxTokens > 0 && len(out) > b.MaxTokens-max(b.Reserve, 0) || rep.Tokens != len(out) {
-		t.Fatalf("%s: %d tokens (report %d)", name, len(out), rep.Tokens)
-	}
-	if rep.FullTokens != 0 && rep.FullTokens != len(full) || rep.FullTokens == 0 && rep.DroppedTurns == 0 {
-		t.Fatalf("%s: FullTokens %d, full %d", name, rep.FullTokens, len(full))
+	require.Equal(t, len(out), rep.Tokens, "%s: the report's tokens", name)
+	// FullTokens is the full prompt's length or 0, and 0 only when turns
+	// were dropped.
+	if rep.FullTokens != 0 {
+		require.Equal(t, len(full), rep.FullTokens, "%s: FullTokens", name)
+	} else {
+		require.NotZero(t, rep.DroppedTurns, "%s: FullTokens 0, but no turn dropped", name)
 	}
 	keepAll := &RenderOptions{Reasoning: ReasoningKeepAll, NormalizeSchemas: opts != nil && opts.NormalizeSchemas}
 	want, err := enc.RenderConversationForCompletion(rep.Conversation(c, &b), RoleAssistant, keepAll)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(out, want) {
-		t.Fatalf("%s: output differs from the render of the kept conversation", name)
-	}
-	if len(rep.Elided) == 0 && rep.DroppedTurns == 0 && !slices.Equal(out, full) {
-		t.Fatalf("%s: nothing cut, but the output is not the full render", name)
+	require.NoError(t, err)
+	require.Equal(t, want, out, "%s: output differs from the render of the kept conversation", name)
+	if len(rep.Elided) == 0 && rep.DroppedTurns == 0 {
+		require.Equal(t, full, out, "%s: nothing cut, but the output is not the full render", name)
 	}
 	for call, result := range pairs {
 		if slices.Contains(rep.Kept, call) != slices.Contains(rep.Kept, result) {
 			// The reasoning policy may drop a call to a built-in tool
 			// (on the analysis channel) and not its result.
-			if slices.Contains(rep.Kept, call) || c.Messages[call].Channel != ChannelAnalysis {
-				t.Fatalf("%s: call %d and result %d split", name, call, result)
-			}
+			require.False(t, slices.Contains(rep.Kept, call) || c.Messages[call].Channel != ChannelAnalysis, "%s: call %d and result %d split", name, call, result)
 		}
 	}
 	for i, m := range c.Messages {
-		if (m.Role == RoleSystem || m.Role == RoleDeveloper) && !slices.Contains(rep.Kept, i) {
-			t.Fatalf("%s: message %d (%s) dropped", name, i, m.Role)
+		if m.Role == RoleSystem || m.Role == RoleDeveloper {
+			require.Contains(t, rep.Kept, i, "%s: message %d (%s) dropped", name, i, m.Role)
 		}
 	}
 }
@@ -597,9 +565,8 @@ func TestBudgetHistoryCache(t *testing.T) {
 	b := Budget{MaxTokens: 20000}
 	cold := must(e.RenderConversationWithinBudget(c, RoleAssistant, b, nil))
 	warm := must(e.RenderConversationWithinBudget(c, RoleAssistant, b, nil))
-	if !slices.Equal(cold, warm) || e.history.Len() == 0 {
-		t.Fatalf("warm render differs, or nothing cached (%d entries)", e.history.Len())
-	}
+	require.Equal(t, cold, warm, "warm render differs")
+	require.NotZero(t, e.history.Len(), "nothing cached")
 	if sample.Sampled() {
 		return
 	}
@@ -611,7 +578,7 @@ func TestBudgetHistoryCache(t *testing.T) {
 			NewTextMessage(RoleUser, fmt.Sprint(i, "?", filler)))
 		must(e.RenderConversationWithinBudget(c, RoleAssistant, Budget{MaxTokens: 1 << 20}, nil))
 	}
-	if n := e.history.Bytes(); n > historyCacheBytes || n < historyCacheBytes/2 {
-		t.Errorf("history cache holds %d bytes, budget %d", n, historyCacheBytes)
-	}
+	n := e.history.Bytes()
+	assert.LessOrEqual(t, n, int64(historyCacheBytes), "bytes the history cache holds")
+	assert.GreaterOrEqual(t, n, int64(historyCacheBytes/2), "bytes the history cache holds")
 }
