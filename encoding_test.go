@@ -3,9 +3,7 @@ package harmony
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -21,35 +19,26 @@ import (
 func TestLoadEncoding(t *testing.T) {
 	a := mustEncoding(t)
 	b := mustEncoding(t)
-	if a != b {
-		t.Error("LoadEncoding built the encoding twice")
-	}
-	if a.Name() != "HarmonyGptOss" || a.TokenizerName() != "o200k_harmony" || a.VocabSize() != 201089 {
-		t.Errorf("name %q tokenizer %q vocab %d", a.Name(), a.TokenizerName(), a.VocabSize())
-	}
-	if _, err := LoadEncoding("o200k_base"); !errors.Is(err, ErrUnknownEncoding) || !strings.HasPrefix(err.Error(), "harmony: ") {
-		t.Errorf("unknown name: %v", err)
+	assert.Same(t, a, b, "LoadEncoding built the encoding twice")
+	assert.Equal(t, "HarmonyGptOss", a.Name())
+	assert.Equal(t, "o200k_harmony", a.TokenizerName())
+	assert.Equal(t, 201089, a.VocabSize())
+	_, err := LoadEncoding("o200k_base")
+	if assert.ErrorIs(t, err, ErrUnknownEncoding, "unknown name") {
+		assert.True(t, strings.HasPrefix(err.Error(), "harmony: "), "unknown name: %v", err)
 	}
 }
 
 func TestNewEncodingFromReader(t *testing.T) {
 	data, err := embedded.O200kBase()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	enc, err := NewEncoding(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := enc.EncodeOrdinary("hello world"); !reflect.DeepEqual(got, []Token{24912, 2375}) {
-		t.Errorf("got %v", got)
-	}
-	if _, err := NewEncoding(strings.NewReader("aGk= 0\n")); err == nil {
-		t.Error("a one-rank file was accepted")
-	}
-	if _, err := NewEncoding(strings.NewReader("not base64 at all\n")); err == nil {
-		t.Error("a malformed file was accepted")
-	}
+	require.NoError(t, err)
+	assert.Equal(t, []Token{24912, 2375}, enc.EncodeOrdinary("hello world"))
+	_, err = NewEncoding(strings.NewReader("aGk= 0\n"))
+	assert.Error(t, err, "a one-rank file was accepted")
+	_, err = NewEncoding(strings.NewReader("not base64 at all\n"))
+	assert.Error(t, err, "a malformed file was accepted")
 }
 
 func TestSpecialTokens(t *testing.T) {
@@ -62,97 +51,86 @@ func TestSpecialTokens(t *testing.T) {
 		{200007, "<|end|>"}, {200008, "<|message|>"}, {200012, "<|call|>"}, {200013, "<|reserved_200013|>"},
 		{200014, "<|reserved_200014|>"}, {201088, "<|reserved_201088|>"},
 	} {
-		if name, err := mustEncoding(t).Decode([]Token{tt.id}); err != nil || name != tt.name {
-			t.Errorf("Decode(%d) = %q, %v", tt.id, name, err)
-		}
-		if id, ok := SpecialToken(tt.name); !ok || id != tt.id {
-			t.Errorf("SpecialToken(%q) = %d, %v", tt.name, id, ok)
-		}
-	}
-	if enc := mustEncoding(t); enc.IsSpecial(199997) || enc.IsSpecial(201089) || !enc.IsSpecial(200006) {
-		t.Error("IsSpecial bounds")
-	}
-	if n := len(specialTable); n != 1091 {
-		t.Errorf("%d special tokens", n)
-	}
-	if _, ok := SpecialToken("<|refusal|>"); ok {
-		t.Error("<|refusal|> has no token in o200k_harmony")
+		name, err := mustEncoding(t).Decode([]Token{tt.id})
+		assert.NoError(t, err, "Decode(%d)", tt.id)
+		assert.Equal(t, tt.name, name, "Decode(%d)", tt.id)
+		id, ok := SpecialToken(tt.name)
+		assert.True(t, ok, "SpecialToken(%q) reported not ok", tt.name)
+		assert.Equal(t, tt.id, id, "SpecialToken(%q)", tt.name)
 	}
 	enc := mustEncoding(t)
-	if got := enc.StopTokens(); !reflect.DeepEqual(got, []Token{200002, 200012, 200007}) {
-		t.Errorf("StopTokens %v", got)
-	}
-	if got := enc.StopTokensForAssistantActions(); !reflect.DeepEqual(got, []Token{200002, 200012}) {
-		t.Errorf("StopTokensForAssistantActions %v", got)
-	}
+	assert.False(t, enc.IsSpecial(199997), "IsSpecial(199997)")
+	assert.False(t, enc.IsSpecial(201089), "IsSpecial(201089)")
+	assert.True(t, enc.IsSpecial(200006), "IsSpecial(200006)")
+	assert.Equal(t, 1091, len(specialTable), "special tokens")
+	_, ok := SpecialToken("<|refusal|>")
+	assert.False(t, ok, "<|refusal|> has no token in o200k_harmony")
+	assert.Equal(t, []Token{200002, 200012, 200007}, enc.StopTokens(), "StopTokens")
+	assert.Equal(t, []Token{200002, 200012}, enc.StopTokensForAssistantActions(), "StopTokensForAssistantActions")
 }
 
 func TestEncode(t *testing.T) {
 	enc := mustEncoding(t)
-	if got := enc.EncodeOrdinary("<|start|>"); reflect.DeepEqual(got, []Token{TokenStart}) || len(got) < 2 {
-		t.Errorf("EncodeOrdinary made a special token: %v", got)
-	}
+	ordinary := enc.EncodeOrdinary("<|start|>")
+	assert.NotEqual(t, []Token{TokenStart}, ordinary, "EncodeOrdinary made a special token")
+	assert.GreaterOrEqual(t, len(ordinary), 2, "EncodeOrdinary(<|start|>) = %v", ordinary)
 	got, err := enc.Encode("a<|start|>b<|end|>", "<|start|>", "<|end|>")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := append(append(append(enc.EncodeOrdinary("a"), TokenStart), enc.EncodeOrdinary("b")...), TokenEnd)
 	assert.Equal(t, want, got)
 	_, err = enc.Encode("ok <|<|end|> then", "<|start|>")
 	var ee *EncodeError
-	if !errors.As(err, &ee) || !errors.Is(err, ErrDisallowedSpecial) || ee.Offset != 5 || ee.Special != "<|end|>" {
-		t.Errorf("disallowed special: %v", err)
+	if assert.ErrorAs(t, err, &ee, "disallowed special") {
+		assert.ErrorIs(t, err, ErrDisallowedSpecial)
+		assert.Equal(t, 5, ee.Offset, "disallowed special: offset")
+		assert.Equal(t, "<|end|>", ee.Special, "disallowed special")
 	}
-	if _, err := enc.Encode("x", "<|nope|>"); !errors.Is(err, ErrUnknownSpecial) {
-		t.Errorf("unknown allowed special: %v", err)
-	}
-	if got := enc.EncodeWithSpecialTokens("<|reserved_201088|><|start|>"); !reflect.DeepEqual(got, []Token{201088, TokenStart}) {
-		t.Errorf("EncodeWithSpecialTokens = %v", got)
-	}
-	if got := enc.EncodeOrdinary(""); len(got) != 0 {
-		t.Errorf("empty text: %v", got)
-	}
+	_, err = enc.Encode("x", "<|nope|>")
+	assert.ErrorIs(t, err, ErrUnknownSpecial, "unknown allowed special")
+	assert.Equal(t, []Token{201088, TokenStart}, enc.EncodeWithSpecialTokens("<|reserved_201088|><|start|>"), "EncodeWithSpecialTokens")
+	assert.Empty(t, enc.EncodeOrdinary(""), "empty text")
 }
 
 func TestDecode(t *testing.T) {
 	enc := mustEncoding(t)
 	text := "héllo 🌍 <|start|> 世界"
 	toks := enc.EncodeOrdinary(text)
-	if s, err := enc.Decode(toks); err != nil || s != text {
-		t.Errorf("Decode = %q, %v", s, err)
-	}
-	if s, err := enc.Decode([]Token{TokenStart, 200014}); err != nil || s != "<|start|><|reserved_200014|>" {
-		t.Errorf("specials decode to their text: %q, %v", s, err)
-	}
+	s, err := enc.Decode(toks)
+	assert.NoError(t, err)
+	assert.Equal(t, text, s)
+	s, err = enc.Decode([]Token{TokenStart, 200014})
+	assert.NoError(t, err)
+	assert.Equal(t, "<|start|><|reserved_200014|>", s, "specials decode to their text")
 	var de *DecodeError
-	if _, err := enc.Decode([]Token{24912, 99999999}); !errors.As(err, &de) || de.Index != 1 || !errors.Is(err, ErrUnknownToken) {
-		t.Errorf("unknown id: %v", err)
+	_, err = enc.Decode([]Token{24912, 99999999})
+	if assert.ErrorAs(t, err, &de, "unknown id") {
+		assert.Equal(t, 1, de.Index, "unknown id: index")
+		assert.ErrorIs(t, err, ErrUnknownToken, "unknown id")
 	}
 	// A character split across tokens: AppendBytes gives the bytes as they
 	// are, Decode a U+FFFD for the part.
-	if raw, err := enc.AppendBytes([]byte("x"), []Token{9552}); err != nil || utf8.Valid(raw) || raw[0] != 'x' {
-		t.Errorf("AppendBytes of a partial character: % x, %v", raw, err)
+	raw, err := enc.AppendBytes([]byte("x"), []Token{9552})
+	if assert.NoError(t, err, "AppendBytes of a partial character") {
+		assert.False(t, utf8.Valid(raw), "AppendBytes of a partial character: % x", raw)
+		assert.Equal(t, byte('x'), raw[0], "AppendBytes of a partial character: % x", raw)
 	}
-	if s, err := enc.Decode([]Token{132990, 9552}); err != nil || s != "Chicken \uFFFD" {
-		t.Errorf("invalid UTF-8: %q, %v", s, err)
-	}
+	s, err = enc.Decode([]Token{132990, 9552})
+	assert.NoError(t, err, "invalid UTF-8")
+	assert.Equal(t, "Chicken \uFFFD", s, "invalid UTF-8")
 	b, err := enc.AppendBytes(nil, []Token{9552})
-	if err != nil || len(b) == 0 {
-		t.Fatalf("AppendBytes: %v", err)
-	}
+	require.NoError(t, err, "AppendBytes")
+	require.NotEmpty(t, b, "AppendBytes")
 	// Lossy decoding replaces each maximal invalid sequence once, as Python does.
-	if s, err := enc.Decode([]Token{9552, 24912}); err != nil || s != " \uFFFDhello" {
-		t.Errorf("Decode = %q, %v", s, err)
-	}
+	s, err = enc.Decode([]Token{9552, 24912})
+	assert.NoError(t, err)
+	assert.Equal(t, " \uFFFDhello", s)
 }
 
 func TestEncodingConcurrentUse(t *testing.T) {
 	enc := mustEncoding(t)
 	conv := NewConversation(NewSystemMessage(NewSystemContent()), NewTextMessage(RoleUser, "What is 2 + 2?"))
 	want, err := enc.RenderConversationForCompletion(conv, RoleAssistant, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
 		wg.Add(1)
@@ -160,12 +138,10 @@ func TestEncodingConcurrentUse(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < 20; i++ {
 				got, err := enc.RenderConversationForCompletion(conv, RoleAssistant, nil)
-				if err != nil || !reflect.DeepEqual(got, want) {
-					t.Errorf("concurrent render differs: %v", err)
+				if !assert.NoError(t, err) || !assert.Equal(t, want, got, "concurrent render differs") {
 					return
 				}
-				if _, err := enc.ParseCompletion(got[len(got)-2:], "", nil); err == nil {
-					t.Errorf("want an error for a header cut short")
+				if _, err := enc.ParseCompletion(got[len(got)-2:], "", nil); !assert.Error(t, err, "a header cut short") {
 					return
 				}
 			}
