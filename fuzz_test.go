@@ -3,10 +3,11 @@ package harmony
 import (
 	"encoding/binary"
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/stretchr/testify/require"
 )
 
 // tokensFromBytes maps fuzz bytes to token ids: mostly ordinary ranks, often
@@ -89,27 +90,20 @@ func FuzzParse(f *testing.F) {
 			for _, opts := range []*ParseOptions{{}, {Mode: ParseLenient}, {Mode: ParseRecover}, {Mode: ParseRecover, Namespaces: []string{"container"}}} {
 				batch := batchParse(enc, toks, role, opts)
 				p, err := enc.NewStreamParser(role, opts)
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				stream, _ := streamParse(enc, p, toks)
-				if opts.Mode == ParseRecover && batch.errAt >= 0 {
-					t.Fatalf("role %q %+v: recovery failed at %d", role, *opts, batch.errAt)
+				if opts.Mode == ParseRecover {
+					require.Less(t, batch.errAt, 0, "role %q %+v: recovery failed", role, *opts)
 				}
 				if batch.errAt >= 0 {
-					if stream.errAt != batch.errAt {
-						t.Fatalf("role %q %+v: stream error at %d, batch at %d", role, *opts, stream.errAt, batch.errAt)
-					}
+					require.Equal(t, batch.errAt, stream.errAt, "role %q %+v: index of the error, batch and stream", role, *opts)
 					continue
 				}
-				if stream.errAt >= 0 || !reflect.DeepEqual(stream.msgs, batch.msgs) {
-					t.Fatalf("role %q %+v: stream %+v != batch %+v", role, *opts, stream, batch)
-				}
+				require.Less(t, stream.errAt, 0, "role %q %+v: the stream failed where the batch did not: %+v", role, *opts, stream)
+				require.Equal(t, batch.msgs, stream.msgs, "role %q %+v: batch and stream", role, *opts)
 				checkEvents(t, enc, toks, role, opts)
 				for _, m := range batch.msgs {
-					if !utf8.ValidString(m.Text()) {
-						t.Fatalf("invalid UTF-8 in parsed content %q", m.Text())
-					}
+					require.True(t, utf8.ValidString(m.Text()), "invalid UTF-8 in parsed content %q", m.Text())
 				}
 			}
 		}
@@ -133,9 +127,7 @@ func checkHeaderForms(t *testing.T, enc *Encoding, toks []Token) {
 		for i := range plain {
 			plain[i].Header = kept[i].Header
 		}
-		if !reflect.DeepEqual(plain, kept) {
-			t.Fatalf("KeepHeaders changes the messages: %+v != %+v", kept, plain)
-		}
+		require.Equal(t, plain, kept, "KeepHeaders changes the messages")
 		out, err := enc.RenderConversation(NewConversation(kept...), &RenderOptions{Reasoning: ReasoningKeepAll})
 		if err != nil {
 			continue // a field the renderer refuses
@@ -145,29 +137,21 @@ func checkHeaderForms(t *testing.T, enc *Encoding, toks []Token) {
 			canon[i].Header = ""
 		}
 		out2, err := enc.RenderConversation(NewConversation(canon...), &RenderOptions{Reasoning: ReasoningKeepAll})
-		if err != nil {
-			t.Fatalf("renders with its forms, not without: %v", err)
-		}
+		require.NoError(t, err, "renders with its forms, not without")
 		back, err := enc.ParseCompletion(out, "", &ParseOptions{KeepHeaders: true})
 		back2, err2 := enc.ParseCompletion(out2, "", nil)
-		if (err != nil) != (err2 != nil) {
-			t.Fatalf("parsing back: %v with the forms, %v without", err, err2)
-		}
+		require.Equal(t, err2 != nil, err != nil, "parsing back: %v with the forms, %v without", err, err2)
 		if err != nil {
 			continue // the reference's form does not round trip either
 		}
-		if len(back) != len(back2) {
-			t.Fatalf("%d messages parsed back, %d without the forms", len(back), len(back2))
-		}
+		require.Equal(t, len(back2), len(back), "messages parsed back, without the forms and with them")
 		for i := range back {
-			if form, written := writtenForm(&kept[i]); written && back[i].Header != form {
-				t.Fatalf("message %d: form %q parsed back as %q", i, form, back[i].Header)
+			if form, written := writtenForm(&kept[i]); written {
+				require.Equal(t, form, back[i].Header, "message %d: the form parsed back", i)
 			}
 			back[i].Header = ""
 		}
-		if !reflect.DeepEqual(back, back2) {
-			t.Fatalf("the forms change what parses back: %+v != %+v", back, back2)
-		}
+		require.Equal(t, back2, back, "the forms change what parses back")
 	}
 }
 
@@ -178,9 +162,7 @@ func checkHeaderForms(t *testing.T, enc *Encoding, toks []Token) {
 func checkEvents(t *testing.T, enc *Encoding, toks []Token, role Role, opts *ParseOptions) {
 	t.Helper()
 	p, err := enc.NewStreamParser(role, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var got []Message
 	var cur *Message
 	var text strings.Builder
@@ -189,30 +171,26 @@ func checkEvents(t *testing.T, enc *Encoding, toks []Token, role Role, opts *Par
 		for _, ev := range evs {
 			switch ev.Kind {
 			case EventMessageStart:
-				if cur != nil { // a start after a start is a header that was dropped
-					t.Fatalf("start inside a message: %+v", evs)
-				}
+				// A start after a start is a header that was dropped.
+				require.Nil(t, cur, "start inside a message: %+v", evs)
 				started = true
 			case EventHeader:
-				if !started || cur != nil {
-					t.Fatalf("header without a start: %+v", evs)
-				}
+				require.True(t, started, "header without a start: %+v", evs)
+				require.Nil(t, cur, "header without a start: %+v", evs)
 				cur = &Message{Author: Author{Role: ev.Role, Name: ev.Name}, Recipient: ev.Recipient, Channel: ev.Channel, ContentType: ev.ContentType}
 				text.Reset()
 			case EventDelta:
-				if cur == nil || ev.Text == "" {
-					t.Fatalf("delta outside content or empty: %+v", evs)
-				}
+				require.NotNil(t, cur, "delta outside content: %+v", evs)
+				require.NotEmpty(t, ev.Text, "empty delta: %+v", evs)
 				text.WriteString(ev.Text)
 			case EventMessageEnd:
-				if cur == nil || ev.Message != len(got) {
-					t.Fatalf("end without a header, or at index %d for message %d", ev.Message, len(got))
-				}
+				require.NotNil(t, cur, "end without a header: %+v", evs)
+				require.Equal(t, len(got), ev.Message, "end: index of the message")
 				cur.Content = []Content{TextContent{Text: text.String()}}
 				got = append(got, *cur)
 				cur, started = nil, false
 			default:
-				t.Fatalf("unknown event %+v", ev)
+				require.Failf(t, "unknown event", "%+v", ev)
 			}
 		}
 	}
@@ -226,13 +204,9 @@ func checkEvents(t *testing.T, enc *Encoding, toks []Token, role Role, opts *Par
 		return
 	}
 	handle(p.Events())
-	if len(got) != len(p.Messages()) {
-		t.Fatalf("events report %d messages, the parser %d", len(got), len(p.Messages()))
-	}
+	require.Equal(t, len(p.Messages()), len(got), "messages the parser has and the events report")
 	for i, m := range p.Messages() {
-		if !reflect.DeepEqual(got[i], m) {
-			t.Fatalf("message %d: events say %+v, parser %+v", i, got[i], m)
-		}
+		require.Equal(t, m, got[i], "message %d: the parser's and the events'", i)
 	}
 }
 
@@ -272,16 +246,10 @@ func FuzzRenderParse(f *testing.F) {
 			msgs = append(msgs, NewTextMessage(RoleAssistant, text2).WithChannel(ch2))
 		}
 		toks, err := enc.RenderConversation(NewConversation(msgs...), &RenderOptions{Reasoning: ReasoningKeepAll})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		// The completion starts after "<|start|>assistant".
 		got, err := enc.ParseCompletion(toks[2:], RoleAssistant, nil)
-		if err != nil {
-			t.Fatalf("%v\ntokens %v", err, toks)
-		}
-		if !reflect.DeepEqual(got, msgs) {
-			t.Fatalf("round trip\n got %#v\nwant %#v", got, msgs)
-		}
+		require.NoError(t, err, "tokens %v", toks)
+		require.Equal(t, msgs, got, "round trip")
 	})
 }
