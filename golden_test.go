@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // referenceTestData is where the reference's golden files live in a checkout
@@ -21,9 +22,7 @@ func readGolden(t *testing.T, name string) string {
 	if errors.Is(err, os.ErrNotExist) {
 		t.Skipf("reference golden files not found at %s (the shared folder is not beside this checkout)", referenceTestData)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// As the reference's own tests read them: CRLF folded, trailing space cut.
 	return strings.TrimRight(strings.ReplaceAll(string(b), "\r\n", "\n"), " \t\r\n")
 }
@@ -66,20 +65,12 @@ func TestReferenceGoldenRenders(t *testing.T) {
 		t.Run(file, func(t *testing.T) {
 			want := readGolden(t, file)
 			c := cases[id]
-			if c == nil {
-				t.Fatalf("no upstream case %s", id)
-			}
+			require.NotNil(t, c, "no upstream case %s", id)
 			toks, err := runRender(enc, c)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			got, err := enc.Decode(toks)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != want {
-				t.Errorf("rendered text differs from %s\n got %q\nwant %q", file, got, want)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, want, got, "rendered text differs from %s", file)
 		})
 	}
 }
@@ -88,9 +79,7 @@ func goldenIDs(t *testing.T, name string) []Token {
 	var out []Token
 	for _, f := range strings.Fields(readGolden(t, name)) {
 		n, err := strconv.ParseUint(f, 10, 32)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out = append(out, Token(n))
 	}
 	return out
@@ -101,9 +90,7 @@ func TestReferenceGoldenParses(t *testing.T) {
 	enc := mustEncoding(t)
 	t.Run("simple_reasoning_response", func(t *testing.T) {
 		got, err := enc.ParseCompletion(goldenIDs(t, "test_simple_reasoning_response.txt"), RoleAssistant, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want := []Message{
 			NewTextMessage(RoleAssistant, `User asks: "What is 2 + 2?" Simple arithmetic. Provide answer.`).WithChannel("analysis"),
 			NewTextMessage(RoleAssistant, "2 + 2 = 4.").WithChannel("final"),
@@ -112,9 +99,7 @@ func TestReferenceGoldenParses(t *testing.T) {
 	})
 	t.Run("simple_tool_call", func(t *testing.T) {
 		got, err := enc.ParseCompletion(goldenIDs(t, "test_simple_tool_call.txt"), RoleAssistant, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want := []Message{
 			NewTextMessage(RoleAssistant, `User asks: "What is the weather in Tokyo?" We need to use lookup_weather tool.`).WithChannel("analysis"),
 			NewTextMessage(RoleAssistant, `{"location": "Tokyo"}`).WithChannel("analysis").WithRecipient("lookup_weather").WithContentType("code"),
@@ -124,32 +109,24 @@ func TestReferenceGoldenParses(t *testing.T) {
 	t.Run("tool_response_parsing", func(t *testing.T) {
 		text := readGolden(t, "test_tool_response_parsing.txt")
 		toks := enc.EncodeWithSpecialTokens(text)
-		if back, _ := enc.Decode(toks); back != text {
-			t.Fatalf("decode(encode(text)) = %q, want %q", back, text)
-		}
+		back, _ := enc.Decode(toks)
+		require.Equal(t, text, back, "decode(encode(text))")
 		got, err := enc.ParseCompletion(toks, "", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want := []Message{NewToolMessage("browser.search", `{"result": "https://openai.com/"}`).WithChannel("commentary").WithRecipient("assistant")}
 		assert.Equal(t, want, got)
 	})
 	t.Run("streamable_parser", func(t *testing.T) {
 		toks := enc.EncodeWithSpecialTokens(readGolden(t, "test_streamable_parser.txt"))
 		p, err := enc.NewStreamParser(RoleAssistant, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, tok := range toks {
-			if err := p.Process(tok); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, p.Process(tok))
 		}
-		if n := len(p.Messages()); n != 3 {
-			t.Fatalf("%d messages, want 3", n)
-		}
-		if got := p.Messages()[1]; got.Recipient != "browser.search" || got.ContentType != "code" || got.Channel != "commentary" {
-			t.Errorf("second message header: %+v", got)
-		}
+		require.Len(t, p.Messages(), 3)
+		got := p.Messages()[1]
+		assert.Equal(t, "browser.search", got.Recipient, "second message header: %+v", got)
+		assert.Equal(t, "code", got.ContentType, "second message header: %+v", got)
+		assert.Equal(t, "commentary", got.Channel, "second message header: %+v", got)
 	})
 }
