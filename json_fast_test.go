@@ -3,12 +3,13 @@ package harmony
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/testsupport/benchdata"
 	"github.com/go-harmony/harmony/internal/testsupport/sample"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // slowWire is what Conversation.UnmarshalJSON decodes data to without the
@@ -42,15 +43,10 @@ func checkFastWire(t *testing.T, data []byte) (took bool) {
 		return false
 	}
 	want, wantPrefix, err := slowWire(data)
-	if err != nil {
-		t.Fatalf("fast path took %q, which encoding/json refuses: %v", data, err)
-	}
-	if !json.Valid(data) {
-		t.Fatalf("fast path took invalid JSON %q", data)
-	}
-	if prefix != wantPrefix || !reflect.DeepEqual(normWire(wire), normWire(want)) {
-		t.Fatalf("fast path on %q:\n got %s %+v\nwant %s %+v", data, prefix, wire, wantPrefix, want)
-	}
+	require.NoError(t, err, "fast path took %q, which encoding/json refuses", data)
+	require.True(t, json.Valid(data), "fast path took invalid JSON %q", data)
+	require.Equal(t, wantPrefix, prefix, "fast path on %q: the path's prefix", data)
+	require.Equal(t, normWire(want), normWire(wire), "fast path on %q", data)
 	return true
 }
 
@@ -120,18 +116,14 @@ var fastWireCases = []struct {
 
 func TestDecodeWireFast(t *testing.T) {
 	for _, tc := range fastWireCases {
-		if took := checkFastWire(t, []byte(tc.in)); took != tc.took {
-			t.Errorf("%q: fast path took it = %v, want %v", tc.in, took, tc.took)
-		}
+		assert.Equal(t, tc.took, checkFastWire(t, []byte(tc.in)), "%q: the fast path took it", tc.in)
 	}
 	convs := [][]byte{benchdata.Small()}
 	if !sample.Sampled() {
 		convs = append(convs, benchdata.Large())
 	}
 	for _, conv := range convs {
-		if !checkFastWire(t, conv) {
-			t.Errorf("fast path leaves a benchmark conversation to encoding/json")
-		}
+		assert.True(t, checkFastWire(t, conv), "fast path leaves a benchmark conversation to encoding/json")
 	}
 }
 
@@ -142,14 +134,12 @@ func TestHasSpecial(t *testing.T) {
 		for c := range 256 {
 			b := []byte("abcdefgh")
 			b[pos] = byte(c)
-			if got, want := hasSpecial(le64(b)), !strPlain[c]; want && !got {
-				t.Errorf("byte %#x at %d: hasSpecial false", c, pos)
+			if !strPlain[c] {
+				assert.True(t, hasSpecial(le64(b)), "byte %#x at %d: hasSpecial false", c, pos)
 			}
 		}
 	}
-	if hasSpecial(le64([]byte("plain é "))) {
-		t.Errorf("hasSpecial on plain bytes")
-	}
+	assert.False(t, hasSpecial(le64([]byte("plain é "))), "hasSpecial on plain bytes")
 }
 
 func FuzzDecodeWireFast(f *testing.F) {
@@ -166,14 +156,8 @@ func FuzzDecodeWireFast(f *testing.F) {
 // around a conversation or a message: a vertical tab is not JSON.
 func TestUnmarshalOnlyJSONSpace(t *testing.T) {
 	var c Conversation
-	if err := c.UnmarshalJSON([]byte(" \t[]\r\n")); err != nil {
-		t.Errorf("JSON space: %v", err)
-	}
-	if err := c.UnmarshalJSON([]byte("[]\v")); err == nil {
-		t.Error(`conversation "[]\v" decoded`)
-	}
+	assert.NoError(t, c.UnmarshalJSON([]byte(" \t[]\r\n")), "JSON space")
+	assert.Error(t, c.UnmarshalJSON([]byte("[]\v")), `conversation "[]\v" decoded`)
 	var m Message
-	if err := m.UnmarshalJSON([]byte("\f{\"role\":\"user\",\"content\":\"hi\"}")); err == nil {
-		t.Error(`message after "\f" decoded`)
-	}
+	assert.Error(t, m.UnmarshalJSON([]byte("\f{\"role\":\"user\",\"content\":\"hi\"}")), `message after "\f" decoded`)
 }
