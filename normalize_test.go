@@ -3,18 +3,17 @@ package harmony
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/go-harmony/harmony/internal/testsupport/golden"
-
 	"github.com/go-harmony/harmony/internal/ojson"
 	"github.com/go-harmony/harmony/internal/schemats"
+	"github.com/go-harmony/harmony/internal/testsupport/golden"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // normalizeCases pins every rule of NormalizeSchema, and the cases where it
@@ -113,15 +112,11 @@ func TestNormalizeSchema(t *testing.T) {
 	for _, tc := range normalizeCases {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := NormalizeSchema(json.RawMessage(tc.in))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(got) != tc.want {
-				t.Errorf("NormalizeSchema(%s)\n got %s\nwant %s", tc.in, got, tc.want)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(got), "NormalizeSchema(%s)", tc.in)
 			again, err := NormalizeSchema(got)
-			if err != nil || string(again) != string(got) {
-				t.Errorf("not a fixed point: %s -> %s (%v)", got, again, err)
+			if assert.NoError(t, err, "not a fixed point") {
+				assert.Equal(t, string(got), string(again), "not a fixed point")
 			}
 		})
 	}
@@ -130,9 +125,9 @@ func TestNormalizeSchema(t *testing.T) {
 func TestNormalizeSchemaEmpty(t *testing.T) {
 	for _, in := range []json.RawMessage{nil, {}, json.RawMessage("  \n")} {
 		got, err := NormalizeSchema(in)
-		if err != nil || !bytes.Equal(got, in) {
-			t.Errorf("NormalizeSchema(%q) = %q, %v; want the input back", in, got, err)
-		}
+		assert.NoError(t, err, "NormalizeSchema(%q)", in)
+		// As []byte: nil and empty alike, as bytes.Equal has them.
+		assert.Equal(t, []byte(in), []byte(got), "NormalizeSchema(%q): want the input back", in)
 	}
 }
 
@@ -167,12 +162,9 @@ func TestNormalizeSchemaErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := NormalizeSchema(json.RawMessage(tc.in))
 			var se *SchemaError
-			if !errors.As(err, &se) || !errors.Is(err, ErrInvalidSchema) {
-				t.Fatalf("NormalizeSchema = %q, %v; want a *SchemaError", got, err)
-			}
-			if err.Error() != tc.want {
-				t.Errorf("error %q, want %q", err, tc.want)
-			}
+			require.ErrorAs(t, err, &se, "NormalizeSchema = %q", got)
+			require.ErrorIs(t, err, ErrInvalidSchema)
+			assert.EqualError(t, err, tc.want)
 		})
 	}
 }
@@ -183,9 +175,7 @@ func TestNormalizeSchemaErrors(t *testing.T) {
 // Run with -update to rewrite the golden files.
 func TestNormalizeSchemaClients(t *testing.T) {
 	inputs, err := filepath.Glob("testdata/schemas/*.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	n := 0
 	for _, path := range inputs {
 		if strings.HasSuffix(path, ".normalized.json") {
@@ -195,34 +185,23 @@ func TestNormalizeSchemaClients(t *testing.T) {
 		name := strings.TrimSuffix(path, ".json")
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			in, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			out, err := NormalizeSchema(in)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			before, err := schemats.TypeScript(in)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			after, err := schemats.TypeScript(out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			schemaGolden(t, name+".normalized.json", string(out)+"\n")
 			schemaGolden(t, name+".before.ts", before+"\n")
 			schemaGolden(t, name+".after.ts", after+"\n")
-			if again, _ := NormalizeSchema(out); !bytes.Equal(again, out) {
-				t.Errorf("not a fixed point:\n%s\n%s", out, again)
-			}
+			again, _ := NormalizeSchema(out)
+			assert.Equal(t, string(out), string(again), "not a fixed point")
 			// jsonschema.TestRealSchemasAccepted checks that the client's
 			// schemas and their normalized forms are valid JSON Schemas.
 		})
 	}
-	if n < 3 {
-		t.Fatalf("found %d client schemas", n)
-	}
+	require.GreaterOrEqual(t, n, 3, "client schemas found")
 }
 
 func schemaGolden(t *testing.T, path, got string) {
@@ -292,23 +271,13 @@ c?: {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before, err := schemats.TypeScript([]byte(tc.schema))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			norm, err := NormalizeSchema(json.RawMessage(tc.schema))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			after, err := schemats.TypeScript(norm)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if before != tc.before {
-				t.Errorf("before:\n%s\nwant:\n%s", before, tc.before)
-			}
-			if after != tc.after {
-				t.Errorf("after:\n%s\nwant:\n%s", after, tc.after)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.before, before, "before")
+			assert.Equal(t, tc.after, after, "after")
 		})
 	}
 }
@@ -325,48 +294,33 @@ func TestNormalizeTools(t *testing.T) {
 	}
 	enc := mustEncoding(t)
 	got, err := enc.normalizeTools(tools)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p := string(got["functions"].Tools[0].Parameters); p != `{"properties":{"q":{"type":"string","nullable":true}},"type":"object"}` {
-		t.Errorf("normalized parameters %s", p)
-	}
-	if got["functions"].Tools[1].Parameters != nil || string(got["functions"].Tools[2].Parameters) != "null" {
-		t.Errorf("tools without parameters changed: %+v", got["functions"].Tools[1:])
-	}
-	if !reflect.DeepEqual(got["python"], PythonNamespace()) {
-		t.Errorf("python namespace changed: %+v", got["python"])
-	}
-	if string(tools["functions"].Tools[0].Parameters) != string(pydantic) {
-		t.Error("the input map was modified")
-	}
+	require.NoError(t, err)
+	assert.Equal(t, `{"properties":{"q":{"type":"string","nullable":true}},"type":"object"}`, string(got["functions"].Tools[0].Parameters), "normalized parameters")
+	assert.Nil(t, got["functions"].Tools[1].Parameters, "tools without parameters changed")
+	assert.Equal(t, "null", string(got["functions"].Tools[2].Parameters), "tools without parameters changed")
+	assert.Equal(t, PythonNamespace(), got["python"], "python namespace changed")
+	assert.Equal(t, string(pydantic), string(tools["functions"].Tools[0].Parameters), "the input map was modified")
 
 	// The renderer shows the normalized TypeScript.
 	plain := NewDeveloperContent().WithFunctionTools(tools["functions"].Tools...)
 	norm := plain
 	norm.Tools = map[string]ToolNamespaceConfig{"functions": got["functions"]}
 	a, err := enc.RenderMessage(NewDeveloperMessage(plain), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	b, err := enc.RenderMessage(NewDeveloperMessage(norm), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	textA, _ := enc.Decode(a)
 	textB, _ := enc.Decode(b)
-	if !strings.Contains(textA, "q?: any,") || !strings.Contains(textB, "q?: string | null,") {
-		t.Errorf("rendered:\n%s\n---\n%s", textA, textB)
-	}
+	assert.Contains(t, textA, "q?: any,", "rendered plain")
+	assert.Contains(t, textB, "q?: string | null,", "rendered normalized")
 
-	if got, err := enc.normalizeTools(nil); got != nil || err != nil {
-		t.Errorf("enc.normalizeTools(nil) = %v, %v", got, err)
-	}
+	none, err := enc.normalizeTools(nil)
+	assert.NoError(t, err, "enc.normalizeTools(nil)")
+	assert.Nil(t, none, "enc.normalizeTools(nil)")
 	bad := map[string]ToolNamespaceConfig{"functions": {Name: "functions", Tools: []ToolDescription{NewToolDescription("f", "", json.RawMessage(`{"type":`))}}}
 	_, err = enc.normalizeTools(bad)
-	if !errors.Is(err, ErrInvalidSchema) || err.Error() != "harmony: schema of functions.f is invalid: invalid JSON: unexpected end of input at offset 8" {
-		t.Errorf("normalizeTools(bad) error %v", err)
-	}
+	assert.ErrorIs(t, err, ErrInvalidSchema, "normalizeTools(bad)")
+	assert.EqualError(t, err, "harmony: schema of functions.f is invalid: invalid JSON: unexpected end of input at offset 8", "normalizeTools(bad)")
 }
 
 func FuzzNormalizeSchema(f *testing.F) {
@@ -383,34 +337,24 @@ func FuzzNormalizeSchema(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		out, err := NormalizeSchema(data)
 		if err != nil {
-			if !errors.Is(err, ErrInvalidSchema) || !strings.HasPrefix(err.Error(), "harmony: ") {
-				t.Fatalf("bad error %v", err)
-			}
+			require.ErrorIs(t, err, ErrInvalidSchema, "bad error")
+			require.True(t, strings.HasPrefix(err.Error(), "harmony: "), "bad error %v", err)
 			return
 		}
 		if len(bytes.TrimSpace(data)) == 0 {
 			return
 		}
-		if !json.Valid(out) {
-			t.Fatalf("invalid JSON output %q", out)
-		}
+		require.True(t, json.Valid(out), "invalid JSON output %q", out)
 		v, err := ojson.Parse(out)
-		if err != nil {
-			t.Fatalf("output does not parse back: %v", err)
-		}
-		if _, err := schemats.TypeScript(out); err != nil {
-			t.Fatalf("output does not render: %v", err)
-		}
+		require.NoError(t, err, "output does not parse back")
+		_, err = schemats.TypeScript(out)
+		require.NoError(t, err, "output does not render")
 		// Floats printed by ojson may read back differently (see
 		// internal/ojson), so the fixed point is the output as read back.
 		want := ojson.AppendCompact(nil, v)
 		again, err := NormalizeSchema(out)
-		if err != nil {
-			t.Fatalf("second pass failed: %v\nin:   %s\nonce: %s", err, data, out)
-		}
-		if !bytes.Equal(again, want) {
-			t.Fatalf("not idempotent\nin:    %s\nonce:  %s\ntwice: %s", data, want, again)
-		}
+		require.NoError(t, err, "second pass failed\nin:   %s\nonce: %s", data, out)
+		require.Equal(t, string(want), string(again), "not idempotent\nin: %s", data)
 	})
 }
 
@@ -419,23 +363,15 @@ func TestRenderNormalizeSchemas(t *testing.T) {
 	tool := NewToolDescription("f", "d", json.RawMessage(`{"type":"object","properties":{"unit":{"anyOf":[{"type":"string","enum":["c","f"]},{"type":"null"}]}}}`))
 	conv := NewConversation(NewDeveloperMessage(NewDeveloperContent().WithFunctionTools(tool)))
 	plain, err := enc.RenderConversation(conv, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	norm, err := enc.RenderConversation(conv, &RenderOptions{NormalizeSchemas: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p, _ := enc.Decode(plain)
 	n, _ := enc.Decode(norm)
-	if !strings.Contains(p, "unit?: any,") || !strings.Contains(n, `unit?: "c" | "f" | null,`) {
-		t.Errorf("plain:\n%s\nnormalized:\n%s", p, n)
-	}
+	assert.Contains(t, p, "unit?: any,", "plain")
+	assert.Contains(t, n, `unit?: "c" | "f" | null,`, "normalized")
 	m, err := enc.RenderMessage(conv.Messages[0], &MessageOptions{NormalizeSchemas: true})
-	if err != nil || !reflect.DeepEqual(m, norm) {
-		t.Errorf("MessageOptions.NormalizeSchemas: %v", err)
-	}
-	if string(conv.Messages[0].Content[0].(DeveloperContent).Tools["functions"].Tools[0].Parameters) != string(tool.Parameters) {
-		t.Error("normalizing changed the caller's conversation")
-	}
+	assert.NoError(t, err, "MessageOptions.NormalizeSchemas")
+	assert.Equal(t, norm, m, "MessageOptions.NormalizeSchemas")
+	assert.Equal(t, string(tool.Parameters), string(conv.Messages[0].Content[0].(DeveloperContent).Tools["functions"].Tools[0].Parameters), "normalizing changed the caller's conversation")
 }
