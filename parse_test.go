@@ -1,7 +1,6 @@
 package harmony
 
 import (
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -38,9 +37,7 @@ func TestParseHeaderVariants(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := enc.ParseCompletion(specials(t, enc, tt.text), tt.role, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
 		})
 	}
@@ -71,15 +68,11 @@ func TestParseErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := enc.ParseCompletion(tt.tokens, tt.role, &ParseOptions{Mode: map[bool]ParseMode{true: ParseLenient}[tt.lenient]})
 			var pe *ParseError
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v is not a *ParseError", err)
-			}
-			if pe.Index != tt.index || pe.EOS != tt.eos || !errors.Is(err, tt.err) {
-				t.Errorf("got index %d eos %v err %v; want index %d eos %v err %v", pe.Index, pe.EOS, err, tt.index, tt.eos, tt.err)
-			}
-			if !strings.HasPrefix(err.Error(), "harmony: ") {
-				t.Errorf("message %q lacks the package prefix", err)
-			}
+			require.ErrorAs(t, err, &pe)
+			assert.Equal(t, tt.index, pe.Index, "index")
+			assert.Equal(t, tt.eos, pe.EOS, "EOS")
+			assert.ErrorIs(t, err, tt.err)
+			assert.True(t, strings.HasPrefix(err.Error(), "harmony: "), "message %q lacks the package prefix", err)
 		})
 	}
 }
@@ -87,13 +80,10 @@ func TestParseErrors(t *testing.T) {
 func TestParseLenientHeaderCutShort(t *testing.T) {
 	enc := mustEncoding(t)
 	toks := specials(t, enc, "<|channel|>commentary Hello there<|end|>")
-	if _, err := enc.ParseCompletion(toks, RoleAssistant, nil); err == nil {
-		t.Fatal("strict mode: want an error")
-	}
+	_, err := enc.ParseCompletion(toks, RoleAssistant, nil)
+	require.Error(t, err, "strict mode")
 	got, err := enc.ParseCompletion(toks, RoleAssistant, &ParseOptions{Mode: ParseLenient})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := []Message{NewTextMessage(RoleAssistant, "Hello there").WithChannel("commentary")}
 	assert.Equal(t, want, got)
 }
@@ -104,13 +94,9 @@ func TestStreamUTF8(t *testing.T) {
 	start := specials(t, enc, "<|start|>assistant<|message|>")
 	newParser := func() *StreamParser {
 		p, err := enc.NewStreamParser("", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for _, tok := range start {
-			if err := p.Process(tok); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, p.Process(tok))
 		}
 		return p
 	}
@@ -118,19 +104,18 @@ func TestStreamUTF8(t *testing.T) {
 	t.Run("character split across tokens waits", func(t *testing.T) {
 		p := newParser()
 		emoji := enc.EncodeOrdinary("💖")
-		if len(emoji) < 2 {
-			t.Fatalf("want a multi-token emoji, got %v", emoji)
-		}
+		require.GreaterOrEqual(t, len(emoji), 2, "want a multi-token emoji, got %v", emoji)
 		p.Process(emoji[0])
-		if d, ok := p.LastContentDelta(); ok || p.CurrentContent() != "" {
-			t.Fatalf("after the first piece: delta %q %v, content %q", d, ok, p.CurrentContent())
-		}
+		d, ok := p.LastContentDelta()
+		require.False(t, ok, "after the first piece: delta %q", d)
+		require.Empty(t, p.CurrentContent(), "after the first piece: content")
 		for _, tok := range emoji[1:] {
 			p.Process(tok)
 		}
-		if d, ok := p.LastContentDelta(); !ok || d != "💖" || p.CurrentContent() != "💖" {
-			t.Fatalf("after the last piece: delta %q %v, content %q", d, ok, p.CurrentContent())
-		}
+		d, ok = p.LastContentDelta()
+		require.True(t, ok, "after the last piece: no delta")
+		require.Equal(t, "💖", d, "after the last piece: delta")
+		require.Equal(t, "💖", p.CurrentContent(), "after the last piece: content")
 	})
 	t.Run("partial bytes flushed at EOS", func(t *testing.T) {
 		p := newParser()
@@ -138,29 +123,21 @@ func TestStreamUTF8(t *testing.T) {
 		for _, tok := range enc.EncodeOrdinary("Hi") {
 			p.Process(tok)
 		}
-		if err := p.ProcessEOS(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, p.ProcessEOS())
 		want := []Message{NewTextMessage(RoleAssistant, " \uFFFDHi")}
 		assert.Equal(t, want, p.Messages())
-		if _, ok := p.LastContentDelta(); ok || p.CurrentContent() != "" {
-			t.Error("state left over after EOS")
-		}
+		_, ok := p.LastContentDelta()
+		assert.False(t, ok, "state left over after EOS: a delta")
+		assert.Empty(t, p.CurrentContent(), "state left over after EOS: content")
 	})
 	t.Run("nothing leaks into the next message", func(t *testing.T) {
 		p := newParser()
 		toks := append([]Token{9552, 9552}, specials(t, enc, "<|end|><|start|>assistant<|message|>Hi<|end|>")...)
 		for _, tok := range toks {
-			if err := p.Process(tok); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, p.Process(tok))
 		}
-		if n := len(p.Messages()); n != 2 {
-			t.Fatalf("%d messages", n)
-		}
-		if got := p.Messages()[1]; !reflect.DeepEqual(got, NewTextMessage(RoleAssistant, "Hi")) {
-			t.Errorf("second message %#v", got)
-		}
+		require.Len(t, p.Messages(), 2)
+		assert.Equal(t, NewTextMessage(RoleAssistant, "Hi"), p.Messages()[1], "second message")
 	})
 	t.Run("unknown id in content", func(t *testing.T) {
 		// Strict: an error at the id's index. The reference instead decodes
@@ -191,31 +168,23 @@ func TestStreamParserReset(t *testing.T) {
 	enc := mustEncoding(t)
 	toks := specials(t, enc, "<|channel|>final<|message|>Hello<|return|>")
 	p, err := enc.NewStreamParser(RoleAssistant, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var first []Message
 	for round := 0; round < 2; round++ {
 		for _, tok := range toks {
-			if err := p.Process(tok); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, p.Process(tok))
 		}
-		if err := p.ProcessEOS(); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, p.ProcessEOS())
 		if round == 0 {
 			first = p.Messages()
-		} else if !reflect.DeepEqual(p.Messages(), first) {
-			t.Fatalf("after Reset: %#v, want %#v", p.Messages(), first)
+		} else {
+			require.Equal(t, first, p.Messages(), "after Reset")
 		}
-		if len(p.Tokens()) != len(toks) {
-			t.Fatalf("Tokens() has %d tokens, want %d", len(p.Tokens()), len(toks))
-		}
+		require.Len(t, p.Tokens(), len(toks), "Tokens()")
 		p.Reset()
-		if p.State() != StateHeader || p.CurrentRole() != RoleAssistant || len(p.Messages()) != 0 {
-			t.Fatalf("Reset left state %v role %q, %d messages", p.State(), p.CurrentRole(), len(p.Messages()))
-		}
+		require.Equal(t, StateHeader, p.State(), "state after Reset")
+		require.Equal(t, RoleAssistant, p.CurrentRole(), "role after Reset")
+		require.Empty(t, p.Messages(), "messages after Reset")
 	}
 }
 
@@ -224,28 +193,22 @@ func TestStreamParserReset(t *testing.T) {
 func TestStreamAllocs(t *testing.T) {
 	enc := mustEncoding(t)
 	p, err := enc.NewStreamParser(RoleAssistant, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, tok := range specials(t, enc, "<|channel|>final<|message|>") {
-		if err := p.Process(tok); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, p.Process(tok))
 	}
 	content := enc.EncodeOrdinary("Hello, world! Ünïcödé 🌍 and more words to stream, one token at a time. ")
 	i := 0
 	allocs := testing.AllocsPerRun(20000, func() {
+		// The plain test first: what is measured is Process alone.
 		if err := p.Process(content[i%len(content)]); err != nil {
-			t.Fatal(err)
+			require.NoError(t, err)
 		}
 		i++
 	})
-	if allocs != 0 {
-		t.Errorf("%v allocations per content token, want 0", allocs)
-	}
-	if d, ok := p.LastContentDelta(); !ok && d == "" && p.CurrentContent() == "" {
-		t.Error("no content streamed")
-	}
+	assert.Zero(t, allocs, "allocations per content token")
+	d, ok := p.LastContentDelta()
+	assert.True(t, ok || d != "" || p.CurrentContent() != "", "no content streamed")
 }
 
 // TestBatchContentRuns checks ParseCompletion's whole-run decoding of
@@ -314,10 +277,8 @@ func TestBatchArenaBlocks(t *testing.T) {
 	for name, got := range map[string][]Message{"batch": batch, "stream": stream} {
 		require.Len(t, got, len(want), name)
 		for i := range want {
-			// Compared as texts: a diff of 200 kB would not print.
-			if !reflect.DeepEqual(got[i], want[i]) {
-				t.Errorf("%s: message %d differs (%d bytes of content, want %d)", name, i, len(got[i].Text()), len(want[i].Text()))
-			}
+			// Not assert.Equal: a diff of 200 kB would not print.
+			assert.True(t, reflect.DeepEqual(got[i], want[i]), "%s: message %d differs (%d bytes of content, want %d)", name, i, len(got[i].Text()), len(want[i].Text()))
 		}
 	}
 }
