@@ -3,9 +3,6 @@ package harmony
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -17,9 +14,7 @@ import (
 func renderText(t *testing.T, enc *Encoding, toks []Token) string {
 	t.Helper()
 	s, err := enc.Decode(toks)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return s
 }
 
@@ -44,12 +39,8 @@ func TestRenderMessageHeaders(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			toks, err := enc.RenderMessage(tt.msg, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := renderText(t, enc, toks); got != tt.want {
-				t.Errorf("got  %q\nwant %q", got, tt.want)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, renderText(t, enc, toks))
 		})
 	}
 }
@@ -75,18 +66,15 @@ func TestRenderErrors(t *testing.T) {
 			dst := []Token{1, 2, 3}
 			out, err := enc.AppendConversation(dst, NewConversation(tt.msgs...), nil)
 			var re *RenderError
-			if !errors.As(err, &re) || re.MessageIndex != tt.index || !errors.Is(err, tt.err) {
-				t.Fatalf("got %v, want a *RenderError for message %d wrapping %v", err, tt.index, tt.err)
-			}
-			if !strings.HasPrefix(err.Error(), "harmony: ") {
-				t.Errorf("message %q lacks the package prefix", err)
-			}
+			require.ErrorAs(t, err, &re)
+			require.Equal(t, tt.index, re.MessageIndex, "the *RenderError's message index")
+			require.ErrorIs(t, err, tt.err)
+			assert.True(t, strings.HasPrefix(err.Error(), "harmony: "), "message %q lacks the package prefix", err)
 			assert.Equal(t, dst, out)
 		})
 	}
-	if _, err := enc.RenderConversationForCompletion(Conversation{}, "robot", nil); !errors.Is(err, ErrUnknownRole) {
-		t.Errorf("bad next role: %v", err)
-	}
+	_, err := enc.RenderConversationForCompletion(Conversation{}, "robot", nil)
+	assert.ErrorIs(t, err, ErrUnknownRole, "bad next role")
 }
 
 func TestCheckHeaderField(t *testing.T) {
@@ -107,8 +95,10 @@ func TestCheckHeaderField(t *testing.T) {
 		{"to=é", `starts with "to="`},
 	} {
 		err := CheckHeaderField(tt.s)
-		if got := fmt.Sprint(err); tt.err == "" && err != nil || tt.err != "" && got != tt.err {
-			t.Errorf("CheckHeaderField(%q) = %v, want %q", tt.s, err, tt.err)
+		if tt.err == "" {
+			assert.NoError(t, err, "CheckHeaderField(%q)", tt.s)
+		} else {
+			assert.EqualError(t, err, tt.err, "CheckHeaderField(%q)", tt.s)
 		}
 	}
 }
@@ -121,34 +111,22 @@ func TestRenderAppendAndVariants(t *testing.T) {
 		NewTextMessage(RoleAssistant, "4").WithChannel("final"),
 	)
 	plain, err := enc.RenderConversation(conv, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := renderText(t, enc, plain); got != "<|start|>user<|message|>What is 2 + 2?<|end|><|start|>assistant<|channel|>final<|message|>4<|end|>" {
-		t.Errorf("analysis not dropped: %q", got)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, "<|start|>user<|message|>What is 2 + 2?<|end|><|start|>assistant<|channel|>final<|message|>4<|end|>", renderText(t, enc, plain), "analysis not dropped")
 	kept, _ := enc.RenderConversation(conv, &RenderOptions{Reasoning: ReasoningKeepAll})
-	if !strings.Contains(renderText(t, enc, kept), "Easy.") {
-		t.Error("ReasoningKeepAll dropped analysis")
-	}
+	assert.Contains(t, renderText(t, enc, kept), "Easy.", "ReasoningKeepAll dropped analysis")
 	training, _ := enc.RenderConversationForTraining(conv, nil)
-	if want := append(append([]Token(nil), plain[:len(plain)-1]...), TokenReturn); !reflect.DeepEqual(training, want) {
-		t.Errorf("training = %v, want %v", training, want)
-	}
+	assert.Equal(t, append(append([]Token(nil), plain[:len(plain)-1]...), TokenReturn), training, "training")
 	completion, _ := enc.RenderConversationForCompletion(conv, RoleAssistant, nil)
-	if !reflect.DeepEqual(completion[:len(plain)], plain) || renderText(t, enc, completion[len(plain):]) != "<|start|>assistant" {
-		t.Errorf("completion suffix: %q", renderText(t, enc, completion[len(plain):]))
-	}
+	assert.Equal(t, plain, completion[:len(plain)], "completion's prompt")
+	assert.Equal(t, "<|start|>assistant", renderText(t, enc, completion[len(plain):]), "completion suffix")
 	prefix := []Token{7, 8}
 	appended, _ := enc.AppendConversationForTraining(prefix, conv, nil)
-	if !reflect.DeepEqual(appended[:2], prefix) || !reflect.DeepEqual(appended[2:], training) {
-		t.Error("Append form does not append")
-	}
+	assert.Equal(t, prefix, appended[:2], "Append form does not append")
+	assert.Equal(t, training, appended[2:], "Append form does not append")
 	// A single message renders as a one-message conversation does.
 	one, _ := enc.RenderMessage(conv.Messages[0], nil)
-	if !reflect.DeepEqual(one, plain[:len(one)]) {
-		t.Error("RenderMessage differs from RenderConversation")
-	}
+	assert.Equal(t, plain[:len(one)], one, "RenderMessage differs from RenderConversation")
 }
 
 func TestFunctionToolsNote(t *testing.T) {
@@ -166,17 +144,11 @@ func TestFunctionToolsNote(t *testing.T) {
 		{NewConversation(sys), false},
 	} {
 		toks, err := enc.RenderConversation(tt.conv, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := strings.Contains(renderText(t, enc, toks), note); got != tt.want {
-			t.Errorf("note present = %v, want %v", got, tt.want)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, strings.Contains(renderText(t, enc, toks), note), "note present")
 	}
 	toks, _ := enc.RenderMessage(sys, &MessageOptions{ConversationHasFunctionTools: true})
-	if !strings.Contains(renderText(t, enc, toks), note) {
-		t.Error("MessageOptions.ConversationHasFunctionTools ignored")
-	}
+	assert.Contains(t, renderText(t, enc, toks), note, "MessageOptions.ConversationHasFunctionTools ignored")
 }
 
 func TestMessageJSON(t *testing.T) {
@@ -187,34 +159,25 @@ func TestMessageJSON(t *testing.T) {
 		`{"role":"assistant","recipient":"functions.f","channel":"commentary","content_type":"<|constrain|>json","content":[{"type":"text","text":"{}"}]},` +
 		`{"role":"tool","name":"functions.f","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}]}`
 	var c Conversation
-	if err := json.Unmarshal([]byte(in), &c); err != nil {
-		t.Fatal(err)
-	}
-	if len(c.Messages) != 5 || c.Messages[3].Text() != "{}" || c.Messages[4].Text() != "ab" || c.Messages[2].Name != "" {
-		t.Fatalf("decoded %+v", c)
-	}
+	require.NoError(t, json.Unmarshal([]byte(in), &c))
+	require.Len(t, c.Messages, 5, "decoded %+v", c)
+	require.Equal(t, "{}", c.Messages[3].Text(), "decoded %+v", c)
+	require.Equal(t, "ab", c.Messages[4].Text(), "decoded %+v", c)
+	require.Empty(t, c.Messages[2].Name, "decoded %+v", c)
 	sys := c.Messages[0].Content[0].(SystemContent)
-	if sys.ReasoningEffort != EffortHigh || string(sys.Tools["browser"].Tools[0].Parameters) != `{"type":"object","properties":{"z":{"type":"string"},"a":{"type":"number"}}}` {
-		t.Errorf("system content %+v", sys)
-	}
+	assert.Equal(t, EffortHigh, sys.ReasoningEffort, "system content %+v", sys)
+	assert.Equal(t, `{"type":"object","properties":{"z":{"type":"string"},"a":{"type":"number"}}}`, string(sys.Tools["browser"].Tools[0].Parameters), "system content %+v", sys)
 	out, err := json.Marshal(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var back Conversation
-	if err := json.Unmarshal(out, &back); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(out, &back))
 	assert.Equal(t, c, back)
 	// One text part is written as a string; unset fields are left out.
 	m, _ := json.Marshal(c.Messages[3])
-	if want := `{"role":"assistant","recipient":"functions.f","content":"{}","channel":"commentary","content_type":"\u003c|constrain|\u003ejson"}`; string(m) != want {
-		t.Errorf("got  %s\nwant %s", m, want)
-	}
+	assert.Equal(t, `{"role":"assistant","recipient":"functions.f","content":"{}","channel":"commentary","content_type":"\u003c|constrain|\u003ejson"}`, string(m))
 	var arr Conversation
-	if err := json.Unmarshal([]byte(`[{"role":"user","content":"x"}]`), &arr); err != nil || len(arr.Messages) != 1 {
-		t.Errorf("bare array: %v", err)
-	}
+	assert.NoError(t, json.Unmarshal([]byte(`[{"role":"user","content":"x"}]`), &arr), "bare array")
+	assert.Len(t, arr.Messages, 1, "bare array")
 	for _, bad := range []string{
 		`{"messages":[{"role":"robot","content":"x"}]}`,
 		`{"messages":[{"role":"user"}]}`,
@@ -224,44 +187,40 @@ func TestMessageJSON(t *testing.T) {
 		`{"other":[]}`,
 	} {
 		var c Conversation
-		if err := json.Unmarshal([]byte(bad), &c); err == nil {
-			t.Errorf("accepted %s", bad)
-		}
+		assert.Error(t, json.Unmarshal([]byte(bad), &c), "accepted %s", bad)
 	}
 }
 
 func TestConstructors(t *testing.T) {
 	s := NewSystemContent()
-	if s.ModelIdentity != DefaultModelIdentity || s.ReasoningEffort != EffortMedium || s.KnowledgeCutoff != "2024-06" ||
-		!reflect.DeepEqual(s.ChannelConfig, &ChannelConfig{ValidChannels: []string{"analysis", "commentary", "final"}, ChannelRequired: true}) {
-		t.Errorf("defaults %+v", s)
-	}
+	assert.Equal(t, DefaultModelIdentity, s.ModelIdentity, "default")
+	assert.Equal(t, EffortMedium, s.ReasoningEffort, "default")
+	assert.Equal(t, "2024-06", s.KnowledgeCutoff, "default")
+	assert.Equal(t, &ChannelConfig{ValidChannels: []string{"analysis", "commentary", "final"}, ChannelRequired: true}, s.ChannelConfig, "default")
 	withBrowser := s.WithTools(BrowserNamespace())
-	if s.Tools != nil || len(withBrowser.Tools) != 1 {
-		t.Error("WithTools modified its receiver")
-	}
+	assert.Nil(t, s.Tools, "WithTools modified its receiver")
+	assert.Len(t, withBrowser.Tools, 1, "WithTools")
 	both := withBrowser.WithTools(PythonNamespace())
-	if len(withBrowser.Tools) != 1 || len(both.Tools) != 2 {
-		t.Error("WithTools shares its map")
-	}
+	assert.Len(t, withBrowser.Tools, 1, "WithTools shares its map")
+	assert.Len(t, both.Tools, 2, "WithTools")
 	d := NewDeveloperContent().WithInstructions("x").WithFunctionTools(NewToolDescription("f", "", nil))
-	if d.Tools["functions"].Name != "functions" || len(d.Tools["functions"].Tools) != 1 {
-		t.Errorf("function tools %+v", d)
-	}
+	assert.Equal(t, "functions", d.Tools["functions"].Name, "function tools %+v", d)
+	assert.Len(t, d.Tools["functions"].Tools, 1, "function tools %+v", d)
 	m := NewTextMessage(RoleUser, "a")
 	m2 := m.WithContent(TextContent{Text: "b"})
-	if len(m.Content) != 1 || m2.Text() != "ab" {
-		t.Error("WithContent shares its slice")
-	}
+	assert.Len(t, m.Content, 1, "WithContent shares its slice")
+	assert.Equal(t, "ab", m2.Text())
 }
 
 func TestJSONErrorsArePrefixed(t *testing.T) {
 	for _, bad := range []string{`{"messages":[{"role":"robot","content":"x"}]}`, `{"messages":[{"role":1}]}`, `[{"role":"user","content":[{"type":"text","text":5}]}]`, `{"messages":`} {
 		var c Conversation
 		err := json.Unmarshal([]byte(bad), &c)
-		if err == nil || (!strings.HasPrefix(err.Error(), "harmony: ") && !strings.HasPrefix(err.Error(), "unexpected end of JSON")) || strings.Count(err.Error(), "harmony: ") > 1 {
-			t.Errorf("%s: %v", bad, err)
+		if !assert.Error(t, err, bad) {
+			continue
 		}
+		assert.True(t, strings.HasPrefix(err.Error(), "harmony: ") || strings.HasPrefix(err.Error(), "unexpected end of JSON"), "%s: %v", bad, err)
+		assert.LessOrEqual(t, strings.Count(err.Error(), "harmony: "), 1, "%s: %v", bad, err)
 	}
 }
 
@@ -274,39 +233,28 @@ func TestResponseFormats(t *testing.T) {
 	})
 	conv := NewConversation(NewDeveloperMessage(dev), NewTextMessage(RoleUser, "I need to buy coffee, soda and eggs"))
 	toks, err := enc.RenderConversationForCompletion(conv, RoleAssistant, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := "<|start|>developer<|message|># Instructions\n\nYou are a helpful shopping assistant\n\n# Response Formats\n\n## shopping_list\n\n" +
 		`{"properties":{"items":{"type":"array","description":"entries on the shopping list","items":{"type":"string"}}},"type":"object"}` +
 		"<|end|><|start|>user<|message|>I need to buy coffee, soda and eggs<|end|><|start|>assistant"
-	if got := renderText(t, enc, toks); got != want {
-		t.Errorf("got  %q\nwant %q", got, want)
-	}
+	assert.Equal(t, want, renderText(t, enc, toks))
 	// A description, a second format, numbers as the reference prints them.
 	dev = NewDeveloperContent().WithResponseFormat(ResponseFormat{Name: "a", Description: "first\nline two", Schema: json.RawMessage(`{"type":"number","default":1e21,"minimum":-0}`)}).
 		WithResponseFormat(ResponseFormat{Name: "b", Schema: json.RawMessage(`true`)})
 	toks, err = enc.RenderMessage(NewDeveloperMessage(dev), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want = "<|start|>developer<|message|># Response Formats\n\n## a\n\n// first\n// line two\n" + `{"type":"number","default":1e21,"minimum":-0.0}` + "\n\n## b\n\ntrue<|end|>"
-	if got := renderText(t, enc, toks); got != want {
-		t.Errorf("got  %q\nwant %q", got, want)
-	}
+	assert.Equal(t, want, renderText(t, enc, toks))
 	bad := NewDeveloperContent().WithResponseFormat(ResponseFormat{Name: "x", Schema: json.RawMessage(`{`)})
-	if _, err := enc.RenderMessage(NewDeveloperMessage(bad), nil); !errors.Is(err, ErrInvalidSchema) {
-		t.Errorf("invalid schema: %v", err)
-	}
+	_, err = enc.RenderMessage(NewDeveloperMessage(bad), nil)
+	assert.ErrorIs(t, err, ErrInvalidSchema, "invalid schema")
 	// JSON round trip; without formats the field is left out.
 	b, _ := json.Marshal(NewDeveloperMessage(dev))
 	var back Message
-	if err := json.Unmarshal(b, &back); err != nil || !reflect.DeepEqual(back, NewDeveloperMessage(dev)) {
-		t.Errorf("round trip: %v\n%s", err, b)
-	}
-	if b, _ := json.Marshal(NewDeveloperMessage(NewDeveloperContent().WithInstructions("x"))); strings.Contains(string(b), "response_formats") {
-		t.Errorf("empty formats written: %s", b)
-	}
+	assert.NoError(t, json.Unmarshal(b, &back), "round trip: %s", b)
+	assert.Equal(t, NewDeveloperMessage(dev), back, "round trip: %s", b)
+	b, _ = json.Marshal(NewDeveloperMessage(NewDeveloperContent().WithInstructions("x")))
+	assert.NotContains(t, string(b), "response_formats", "empty formats written")
 }
 
 // FuzzJSONString checks the fast string decoder of Conversation.UnmarshalJSON
@@ -324,9 +272,8 @@ func FuzzJSONString(f *testing.F) {
 			return
 		}
 		got, err := jsonString(lit)
-		if err != nil || got != want {
-			t.Fatalf("jsonString(%q) = %q, %v; want %q", lit, got, err, want)
-		}
+		require.NoError(t, err, "jsonString(%q)", lit)
+		require.Equal(t, want, got, "jsonString(%q)", lit)
 	})
 }
 
@@ -337,25 +284,18 @@ func TestMessageAppendJSON(t *testing.T) {
 	for _, s := range texts {
 		m := NewTextMessage(RoleAssistant, s).WithChannel(s).WithRecipient(s).WithContentType(s).WithName(s)
 		got, err := m.AppendJSON(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var want bytes.Buffer
 		e := json.NewEncoder(&want)
 		e.SetEscapeHTML(false)
-		if err := e.Encode(map[string]string{"x": s}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, e.Encode(map[string]string{"x": s}))
 		lit := strings.TrimSuffix(strings.TrimPrefix(want.String(), `{"x":`), "}\n")
 		exp := `{"role":"assistant","name":` + lit + `,"recipient":` + lit + `,"content":` + lit + `,"channel":` + lit + `,"content_type":` + lit + `}`
-		if string(got) != exp {
-			t.Errorf("%q:\n got %s\nwant %s", s, got, exp)
-		}
+		assert.Equal(t, exp, string(got), "%q", s)
 	}
 	two := NewTextMessage(RoleUser, "a").WithContent(TextContent{Text: "<b>"})
-	if got, _ := two.AppendJSON([]byte("x")); string(got) != `x{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"<b>"}]}` {
-		t.Errorf("parts: %s", got)
-	}
+	got, _ := two.AppendJSON([]byte("x"))
+	assert.Equal(t, `x{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"<b>"}]}`, string(got), "parts")
 }
 
 // TestWarmRenderAllocs pins the allocations of a warm small render — a
@@ -448,9 +388,7 @@ func TestReasoningPolicies(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			kept := tc.policy.Apply(tc.msgs)
-			if got := texts(kept); got != tc.want {
-				t.Fatalf("Apply keeps %q, want %q", got, tc.want)
-			}
+			require.Equal(t, tc.want, texts(kept), "Apply keeps")
 			got, err := enc.RenderConversation(NewConversation(tc.msgs...), &RenderOptions{Reasoning: tc.policy})
 			require.NoError(t, err)
 			want, err := enc.RenderConversation(NewConversation(kept...), &RenderOptions{Reasoning: ReasoningKeepAll})
