@@ -2,9 +2,7 @@ package harmony_test
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,8 +13,11 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/constrain"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 	"github.com/go-harmony/harmony/jsonschema"
 	"github.com/go-harmony/harmony/openaicompat"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The Go blocks of README.md are quoted from this file: each one is the
@@ -30,13 +31,9 @@ import (
 // of this file, and every snippet is quoted.
 func TestREADMEGoBlocks(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	src, err := os.ReadFile("readme_test.go")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	snippets := readmeSnippets(t, string(src))
 	quoted := map[string]bool{}
 	for i, block := range goBlocks(string(readme)) {
@@ -46,20 +43,15 @@ func TestREADMEGoBlocks(t *testing.T) {
 				name, ok = n, true
 			}
 		}
-		if !ok {
-			t.Errorf("README.md's Go block %d is not a snippet of readme_test.go:\n%s", i+1, block)
+		if !assert.True(t, ok, "README.md's Go block %d is not a snippet of readme_test.go:\n%s", i+1, block) {
 			continue
 		}
 		quoted[name] = true
 	}
 	for name := range snippets {
-		if !quoted[name] {
-			t.Errorf("snippet %s is not quoted in README.md", name)
-		}
+		assert.True(t, quoted[name], "snippet %s is not quoted in README.md", name)
 	}
-	if len(snippets) < 8 {
-		t.Errorf("only %d snippets", len(snippets))
-	}
+	assert.GreaterOrEqual(t, len(snippets), 8, "snippets")
 }
 
 // goBlocks returns the text of each ```go block of a Markdown text.
@@ -98,14 +90,12 @@ func readmeSnippets(t *testing.T, src string) map[string]string {
 		indent := lines[i][:len(lines[i])-len(trimmed)]
 		var body []string
 		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "// README:end"; i++ {
-			if lines[i] != "" && !strings.HasPrefix(lines[i], indent) {
-				t.Fatalf("snippet %s: line %q is outdented", name, lines[i])
+			if lines[i] != "" {
+				require.True(t, strings.HasPrefix(lines[i], indent), "snippet %s: line %q is outdented", name, lines[i])
 			}
 			body = append(body, strings.TrimPrefix(lines[i], indent))
 		}
-		if _, dup := out[name]; dup {
-			t.Fatalf("two snippets named %s", name)
-		}
+		require.NotContains(t, out, name, "two snippets named %s", name)
 		out[name] = strings.Join(body, "\n")
 	}
 	return out
@@ -408,7 +398,7 @@ func readmeModel(t *testing.T, enc *harmony.Encoding, text string) *standIn {
 }
 
 func TestREADMESnippets(t *testing.T) {
-	enc := mustLoad(t)
+	enc := testenc.Encoding(t)
 	model := readmeModel(t, enc, readmeCompletion)
 	want := []harmony.Message{
 		harmony.NewTextMessage(harmony.RoleAssistant, "Need weather.").WithChannel(harmony.ChannelAnalysis),
@@ -418,9 +408,7 @@ func TestREADMESnippets(t *testing.T) {
 
 	t.Run("quickstart", func(t *testing.T) {
 		msgs, err := readmeQuickStart(model)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		assertMessages(t, want, msgs)
 	})
 	t.Run("streaming", func(t *testing.T) {
@@ -428,88 +416,76 @@ func TestREADMESnippets(t *testing.T) {
 		msgs, err := readmeStreaming(enc, model.Stream(nil), func(channel, recipient, delta string) {
 			sent = append(sent, channel+"|"+recipient+"|"+delta)
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		assertMessages(t, want, msgs)
 		got := strings.Join(sent, "")
-		if !strings.HasPrefix(got, "analysis||") || !strings.Contains(got, `commentary|functions.get_weather|{"`) {
-			t.Errorf("deltas %q", sent)
-		}
+		assert.True(t, strings.HasPrefix(got, "analysis||"), "deltas %q", sent)
+		assert.Contains(t, got, `commentary|functions.get_weather|{"`, "deltas %q", sent)
 	})
 	t.Run("events", func(t *testing.T) {
 		log, err := readmeEvents(enc, model.Stream(nil))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if log[0] != "header analysis " || log[len(log)-1] != `end {"city":"Oslo"}` {
-			t.Errorf("events %q", log)
-		}
+		require.NoError(t, err)
+		require.NotEmpty(t, log, "events")
+		assert.Equal(t, "header analysis ", log[0], "first event of %q", log)
+		assert.Equal(t, `end {"city":"Oslo"}`, log[len(log)-1], "last event of %q", log)
 	})
 	t.Run("training", func(t *testing.T) {
 		conv := harmony.NewConversation(harmony.NewTextMessage(harmony.RoleUser, "Hi"),
 			harmony.NewTextMessage(harmony.RoleAssistant, "Hello!").WithChannel(harmony.ChannelFinal))
 		toks, mask, err := readmeTraining(enc, conv)
-		if err != nil || len(toks) != len(mask) || !mask[len(mask)-1] || mask[0] {
-			t.Errorf("%v %v %v", toks, mask, err)
-		}
+		require.NoError(t, err)
+		require.Len(t, mask, len(toks), "mask of %v", toks)
+		assert.True(t, mask[len(mask)-1], "mask %v: the last token is not learned", mask)
+		assert.False(t, mask[0], "mask %v: the first token is learned", mask)
 	})
 	t.Run("constrain", func(t *testing.T) {
 		m := readmeModel(t, enc, `{"n":42}`)
 		out, valid, err := readmeConstrain(enc, []byte(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"],"additionalProperties":false}`), m, 64)
 		text, _ := enc.Decode(out)
-		if err != nil || !valid || text != `{"n":42}` {
-			t.Errorf("%q %v %v", text, valid, err)
-		}
+		assert.NoError(t, err)
+		assert.True(t, valid, "not valid")
+		assert.Equal(t, `{"n":42}`, text)
 		// A sampler that does not end a string stops at the cap.
 		m = readmeModel(t, enc, "")
 		out, valid, err = readmeConstrain(enc, []byte(`{"type":"string"}`), m, 16)
-		if err != nil || valid || len(out) != 16 {
-			t.Errorf("capped: %d tokens, %v, %v", len(out), valid, err)
-		}
+		assert.NoError(t, err, "capped")
+		assert.False(t, valid, "capped")
+		assert.Len(t, out, 16, "capped")
 	})
 	t.Run("envelope", func(t *testing.T) {
 		var req openaicompat.ChatCompletionRequest
 		body := `{"model":"gpt-oss-120b","max_tokens":64,"tool_choice":"required","messages":[{"role":"user","content":"Weather in Oslo?"}],
 			"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}}]}`
-		if err := openaicompat.DecodeRequest([]byte(body), &req); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, openaicompat.DecodeRequest([]byte(body), &req))
 		m := readmeModel(t, enc, `<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Oslo"}<|call|>`)
 		out, truncated, err := readmeEnvelope(enc, &req, m)
 		text, _ := enc.Decode(out)
-		if err != nil || truncated || !strings.HasSuffix(text, `{"city":"Oslo"}<|call|>`) {
-			t.Errorf("%q truncated=%v %v", text, truncated, err)
-		}
+		assert.NoError(t, err)
+		assert.False(t, truncated, "truncated")
+		assert.True(t, strings.HasSuffix(text, `{"city":"Oslo"}<|call|>`), "%q", text)
 	})
 	t.Run("budget", func(t *testing.T) {
 		conv := harmony.NewConversation(harmony.NewTextMessage(harmony.RoleUser, "Hi"))
 		prompt, report, err := readmeBudget(enc, conv)
-		if err != nil || report.Tokens != len(prompt) || len(report.Kept) != 1 {
-			t.Errorf("%d tokens, %+v, %v", len(prompt), report, err)
-		}
+		assert.NoError(t, err)
+		assert.Equal(t, len(prompt), report.Tokens, "the report's tokens")
+		assert.Len(t, report.Kept, 1, "kept")
 	})
 	t.Run("validate", func(t *testing.T) {
 		tool := harmony.NewToolDescription("get_weather", "", json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`))
 		conv := harmony.NewConversation(harmony.NewDeveloperMessage(harmony.NewDeveloperContent().WithFunctionTools(tool)))
 		format := harmony.ResponseFormat{Name: "answer", Schema: json.RawMessage(`{"type":"object"}`)}
-		if err := readmeValidate(conv, tool, format, want); err != nil {
-			t.Errorf("valid: %v", err)
-		}
+		assert.NoError(t, readmeValidate(conv, tool, format, want), "valid")
 		bad := []harmony.Message{want[0], want[1].WithContent(harmony.TextContent{Text: `{"town":"Oslo"}`})}
 		var ve *jsonschema.ValidationError
-		if err := readmeValidate(conv, tool, format, bad); !errors.As(err, &ve) {
-			t.Errorf("invalid: %v", err)
-		}
+		assert.ErrorAs(t, readmeValidate(conv, tool, format, bad), &ve, "invalid")
 	})
 	t.Run("server", func(t *testing.T) {
 		srv := httptest.NewServer(readmeServer(enc, model))
 		defer srv.Close()
 		post := func(body string) (int, string) {
 			res, err := http.Post(srv.URL, "application/json", strings.NewReader(body))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer res.Body.Close()
 			b, _ := io.ReadAll(res.Body)
 			return res.StatusCode, string(b)
@@ -517,23 +493,25 @@ func TestREADMESnippets(t *testing.T) {
 		msgs := `"messages":[{"role":"user","content":"Weather in Oslo?"}],"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}]`
 		status, body := post(`{"model":"gpt-oss-120b",` + msgs + `}`)
 		var resp openaicompat.ChatCompletionResponse
-		if err := json.Unmarshal([]byte(body), &resp); err != nil || status != 200 {
-			t.Fatalf("%d %s", status, body)
-		}
+		require.NoError(t, json.Unmarshal([]byte(body), &resp), "%d %s", status, body)
+		require.Equal(t, 200, status, body)
 		c := resp.Choices[0]
-		if c.FinishReason != openaicompat.FinishToolCalls || c.Message.Reasoning != "Need weather." ||
-			len(c.Message.ToolCalls) != 1 || c.Message.ToolCalls[0].Function.Arguments != `{"city":"Oslo"}` ||
-			resp.Usage == nil || resp.Usage.CompletionTokens != len(model.completion) || resp.Usage.PromptTokens == 0 {
-			t.Errorf("response %s", body)
+		assert.Equal(t, openaicompat.FinishToolCalls, c.FinishReason, "response %s", body)
+		assert.Equal(t, "Need weather.", c.Message.Reasoning, "response %s", body)
+		if assert.Len(t, c.Message.ToolCalls, 1, "response %s", body) {
+			assert.Equal(t, `{"city":"Oslo"}`, c.Message.ToolCalls[0].Function.Arguments, "response %s", body)
+		}
+		if assert.NotNil(t, resp.Usage, "response %s", body) {
+			assert.Equal(t, len(model.completion), resp.Usage.CompletionTokens, "response %s", body)
+			assert.NotZero(t, resp.Usage.PromptTokens, "response %s", body)
 		}
 		status, body = post(`{"model":"gpt-oss-120b","stream":true,` + msgs + `}`)
-		if status != 200 || !strings.Contains(body, `"finish_reason":"tool_calls"`) || !strings.HasSuffix(body, "data: [DONE]\n\n") {
-			t.Errorf("stream %d %s", status, body)
-		}
+		assert.Equal(t, 200, status, "stream %s", body)
+		assert.Contains(t, body, `"finish_reason":"tool_calls"`, "stream")
+		assert.True(t, strings.HasSuffix(body, "data: [DONE]\n\n"), "stream %s", body)
 		status, body = post(`{"model":"gpt-oss-120b","messages":[{"role":"tool","tool_call_id":"call_9","content":"x"}]}`)
-		if status != 400 || !strings.Contains(body, `"code":"unknown_tool_call_id"`) {
-			t.Errorf("bad request %d %s", status, body)
-		}
+		assert.Equal(t, 400, status, "bad request %s", body)
+		assert.Contains(t, body, `"code":"unknown_tool_call_id"`, "bad request")
 	})
 }
 
@@ -541,16 +519,5 @@ func assertMessages(t *testing.T, want, got []harmony.Message) {
 	t.Helper()
 	w, _ := json.Marshal(want)
 	g, _ := json.Marshal(got)
-	if !bytes.Equal(w, g) {
-		t.Errorf("messages\n%s\nwant\n%s", g, w)
-	}
-}
-
-func mustLoad(t *testing.T) *harmony.Encoding {
-	t.Helper()
-	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return enc
+	assert.Equal(t, string(w), string(g), "messages as JSON")
 }
