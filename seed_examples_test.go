@@ -16,11 +16,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // seedExample is one file of testdata/seed_examples.
@@ -54,34 +56,23 @@ type seedExample struct {
 func loadSeedExamples(t *testing.T) map[string]*seedExample {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join("testdata", "seed_examples", "*.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatal("no files in testdata/seed_examples")
-	}
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "no files in testdata/seed_examples")
 	out := make(map[string]*seedExample, len(files))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		var ex seedExample
-		if err := dec.Decode(&ex); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
+		require.NoError(t, dec.Decode(&ex), f)
 		out[strings.TrimSuffix(filepath.Base(f), ".json")] = &ex
 	}
 	return out
 }
 
 func TestSeedExamples(t *testing.T) {
-	enc, err := LoadEncoding(HarmonyGptOss)
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := mustEncoding(t)
 	examples := loadSeedExamples(t)
 	names := make([]string, 0, len(examples))
 	for name := range examples {
@@ -91,22 +82,16 @@ func TestSeedExamples(t *testing.T) {
 	for _, name := range names {
 		ex := examples[name]
 		t.Run(name, func(t *testing.T) {
-			if ex.Source == "" {
-				t.Fatal("missing \"source\"")
-			}
-			if (ex.GuideText != nil) != (ex.GuideDiffers != "") {
-				t.Fatal("\"guide_text\" and \"guide_differs\" go together")
-			}
-			if ex.LibrarySuspect != "" {
-				t.Fatalf("library suspect (a bug to fix, not to skip): %s", ex.LibrarySuspect)
-			}
+			require.NotEmpty(t, ex.Source, "missing \"source\"")
+			require.Equal(t, ex.GuideDiffers != "", ex.GuideText != nil, "\"guide_text\" and \"guide_differs\" go together")
+			require.Empty(t, ex.LibrarySuspect, "library suspect (a bug to fix, not to skip)")
 			switch ex.Kind {
 			case "render":
 				seedRender(t, enc, ex)
 			case "parse":
 				seedParse(t, enc, ex)
 			default:
-				t.Fatalf("unknown kind %q", ex.Kind)
+				require.Failf(t, "unknown kind", "%q", ex.Kind)
 			}
 		})
 	}
@@ -114,9 +99,8 @@ func TestSeedExamples(t *testing.T) {
 
 func seedRender(t *testing.T, enc *Encoding, ex *seedExample) {
 	t.Helper()
-	if ex.Conversation == nil || ex.ExpectText == nil {
-		t.Fatal("a render case needs \"conversation\" and \"expect_text\"")
-	}
+	require.NotNil(t, ex.Conversation, "a render case needs \"conversation\" and \"expect_text\"")
+	require.NotNil(t, ex.ExpectText, "a render case needs \"conversation\" and \"expect_text\"")
 	opts := &RenderOptions{}
 	if ex.KeepAnalysis {
 		opts.Reasoning = ReasoningKeepAll
@@ -125,66 +109,47 @@ func seedRender(t *testing.T, enc *Encoding, ex *seedExample) {
 	var err error
 	switch ex.Op {
 	case "render_completion":
-		if ex.Role == nil {
-			t.Fatal("render_completion needs \"role\"")
-		}
+		require.NotNil(t, ex.Role, "render_completion needs \"role\"")
 		toks, err = enc.RenderConversationForCompletion(*ex.Conversation, *ex.Role, opts)
 	case "render":
 		toks, err = enc.RenderConversation(*ex.Conversation, opts)
 	case "render_training":
 		toks, err = enc.RenderConversationForTraining(*ex.Conversation, opts)
 	case "render_message":
-		if len(ex.Conversation.Messages) != 1 {
-			t.Fatalf("render_message needs exactly one message, have %d", len(ex.Conversation.Messages))
-		}
+		require.Len(t, ex.Conversation.Messages, 1, "render_message needs exactly one message")
 		toks, err = enc.RenderMessage(ex.Conversation.Messages[0], &MessageOptions{ConversationHasFunctionTools: ex.ConversationHasFunctionTools})
 	default:
-		t.Fatalf("unknown op %q", ex.Op)
+		require.Failf(t, "unknown op", "%q", ex.Op)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got, err := enc.Decode(toks)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != *ex.ExpectText {
-		t.Errorf("rendered text differs\n got %q\nwant %q\n%s", got, *ex.ExpectText, seedFirstDiff(got, *ex.ExpectText))
-	}
-	if ex.GuideText != nil && *ex.GuideText == got {
-		t.Errorf("the guide's text is what we render: \"guide_differs\" is stale")
+	require.NoError(t, err)
+	assert.Equal(t, *ex.ExpectText, got, "rendered text differs\n%s", seedFirstDiff(got, *ex.ExpectText))
+	if ex.GuideText != nil {
+		assert.NotEqual(t, *ex.GuideText, got, "the guide's text is what we render: \"guide_differs\" is stale")
 	}
 }
 
 func seedParse(t *testing.T, enc *Encoding, ex *seedExample) {
 	t.Helper()
-	if ex.TokensText == nil || ex.ExpectMessages == nil {
-		t.Fatal("a parse case needs \"tokens_text\" and \"expect_messages\"")
-	}
+	require.NotNil(t, ex.TokensText, "a parse case needs \"tokens_text\" and \"expect_messages\"")
+	require.NotNil(t, ex.ExpectMessages, "a parse case needs \"tokens_text\" and \"expect_messages\"")
 	var role Role
 	if ex.Role != nil {
 		role = *ex.Role
 	}
 	toks := enc.EncodeWithSpecialTokens(*ex.TokensText)
-	if ex.Tokens != nil && !slices.Equal(toks, ex.Tokens) {
-		t.Errorf("tokens_text encodes to\n%v\nthe guide's tokens are\n%v", toks, ex.Tokens)
+	if ex.Tokens != nil {
+		assert.True(t, slices.Equal(toks, ex.Tokens), "tokens_text encodes to\n%v\nthe guide's tokens are\n%v", toks, ex.Tokens)
 	}
 	got, err := enc.ParseCompletion(toks, role, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, ex.ExpectMessages) {
-		gj, _ := json.MarshalIndent(got, "", "  ")
-		wj, _ := json.MarshalIndent(ex.ExpectMessages, "", "  ")
-		t.Errorf("parsed messages differ\n got %s\nwant %s", gj, wj)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, ex.ExpectMessages, got, "parsed messages differ")
 	if ex.GuideText != nil {
 		// A completion the reference parses would be the expected messages
 		// themselves; the guide's text differs when the reference rejects it.
-		if msgs, err := enc.ParseCompletion(enc.EncodeWithSpecialTokens(*ex.GuideText), role, nil); err == nil {
-			gj, _ := json.Marshal(msgs)
-			t.Errorf("the guide's text parses (to %s): \"guide_differs\" is stale", gj)
-		}
+		msgs, err := enc.ParseCompletion(enc.EncodeWithSpecialTokens(*ex.GuideText), role, nil)
+		assert.Error(t, err, "the guide's text parses (to %+v): \"guide_differs\" is stale", msgs)
 	}
 }
 
