@@ -110,17 +110,21 @@ func (p *StreamParser) recoverHeader(s string, role Role) (h header, dropped int
 			i++
 			h.contentType = markerConstrain + items[i]
 		case strings.HasPrefix(it, "to="):
-			switch r := it[len("to="):]; {
-			case h.recipient == "" && p.validRecipient(role, r):
-				h.recipient = p.qualify(r)
-			case h.recipient == "" && !addressesUser(r):
+			switch r := p.recipient(role, it[len("to="):]); {
+			case h.recipient == "" && r.Valid():
+				h.recipient = r.Full
+			case h.recipient == "" && r.Kind != toolname.Address:
 				toUnknown = true
 				dropped++
 			default:
 				dropped++
 			}
-		case !afterChannel && h.recipient == "" && p.validRecipient(role, it):
-			h.recipient = p.qualify(it) // the reference's bare recipient before the channel
+		case !afterChannel && h.recipient == "":
+			if r := p.recipient(role, it); r.Valid() {
+				h.recipient = r.Full // the reference's bare recipient before the channel
+			} else {
+				dropped++
+			}
 		case afterChannel && h.contentType == "":
 			h.contentType = it // a word after the channel that is not to=
 		default:
@@ -132,12 +136,6 @@ func (p *StreamParser) recoverHeader(s string, role Role) (h header, dropped int
 		h.channel = ChannelAnalysis
 	}
 	return h, dropped
-}
-
-// addressesUser reports whether a recipient names the user or the
-// assistant's own answer, as models sometimes write on final messages.
-func addressesUser(r string) bool {
-	return r == "assistant" || r == "user" || r == "all" || r == "final"
 }
 
 // headerlessText returns the text of a header cut short by a stop token, for
@@ -180,44 +178,9 @@ func isKnownChannel(c string) bool {
 	return c == ChannelAnalysis || c == ChannelCommentary || c == ChannelFinal
 }
 
-// validRecipient reports whether r may be the recipient of a message from
-// role in recovery mode: functions.NAME, browser.TOOL, python, a namespace
-// of ParseOptions.Namespaces (alone or with .TOOL), a function of
-// ParseOptions.Functions without its "functions." prefix, and for a tool
-// message also assistant.
-func (p *StreamParser) validRecipient(role Role, r string) bool {
-	if role == RoleTool && r == "assistant" {
-		return true
-	}
-	if p.functions[r] && !addressesUser(r) {
-		return true
-	}
-	if name, ok := strings.CutPrefix(r, "functions."); ok {
-		return toolname.Valid(name, 0)
-	}
-	ns, tool, dotted := strings.Cut(r, ".")
-	if dotted && !toolname.Valid(tool, 0) {
-		return false
-	}
-	switch ns {
-	case "browser":
-		return dotted
-	case "python":
-		return !dotted
-	}
-	for _, n := range p.namespaces {
-		if ns == n && n != "" {
-			return true
-		}
-	}
-	return false
-}
-
-// qualify returns a valid recipient in full: a declared function named
-// without its namespace (ParseOptions.Functions) is functions.NAME.
-func (p *StreamParser) qualify(r string) string {
-	if p.functions[r] && !addressesUser(r) {
-		return "functions." + r
-	}
-	return r
+// recipient says what r is as the recipient of a message from role, by the
+// rule of recovery mode (toolname.Recover) for the tools of
+// ParseOptions.Functions and ParseOptions.Namespaces.
+func (p *StreamParser) recipient(role Role, r string) toolname.Recipient {
+	return p.tools.Resolve(r, role == RoleTool)
 }

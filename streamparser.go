@@ -34,15 +34,14 @@ import (
 // stream ends. After an error the parser's state is that of the reference
 // after the same error; call [StreamParser.Reset] to start over.
 type StreamParser struct {
-	enc        *Encoding
-	whole      []uint64        // enc.wholeUTF8()
-	mode       ParseMode       // ParseOptions.Mode
-	namespaces []string        // ParseOptions.Namespaces
-	functions  map[string]bool // ParseOptions.Functions, the valid names
-	keepForms  bool            // ParseOptions.KeepHeaders
-	formBuf    []byte          // keepForm's buffer for the canonical header text
-	keepToks   bool
-	initial    Role
+	enc       *Encoding
+	whole     []uint64      // enc.wholeUTF8()
+	mode      ParseMode     // ParseOptions.Mode
+	tools     toolname.Rule // ParseOptions.Functions and Namespaces, for recovery
+	keepForms bool          // ParseOptions.KeepHeaders
+	formBuf   []byte        // keepForm's buffer for the canonical header text
+	keepToks  bool
+	initial   Role
 
 	state    StreamState
 	nextRole Role // role of the next header, when the caller told it
@@ -87,15 +86,7 @@ func (e *Encoding) newParser(role Role, opts *ParseOptions, keepTokens bool) (*S
 			return nil, fmt.Errorf("harmony: unknown parse mode %d", opts.Mode)
 		}
 		p.mode, p.keepForms = opts.Mode, opts.KeepHeaders
-		p.namespaces = append([]string(nil), opts.Namespaces...)
-		for _, f := range opts.Functions {
-			if toolname.Valid(f, 0) {
-				if p.functions == nil {
-					p.functions = make(map[string]bool, len(opts.Functions))
-				}
-				p.functions[f] = true
-			}
-		}
+		p.tools = toolname.NewRule(toolname.Recover, opts.Functions, opts.Namespaces)
 	}
 	p.Reset()
 	return p, nil

@@ -1,7 +1,12 @@
-// Package toolname holds the one rule for the names of tools, shared by the
-// parser's recovery mode and the OpenAI layer: a name as OpenAI's APIs allow
-// function names, ^[a-zA-Z0-9_-]+$, and a dotted name of such parts, as
-// harmony's built-in tools and namespaces are called ("browser.search").
+// Package toolname holds the one rule for the names of tools and for the
+// recipients of messages, shared by the parser's recovery mode and the
+// OpenAI layer: a name as OpenAI's APIs allow function names,
+// ^[a-zA-Z0-9_-]+$, and a dotted name of such parts, as harmony's built-in
+// tools and namespaces are called ("browser.search"); and [Rule], which of
+// a message's recipients are tools (functions.NAME, python, browser.TOOL,
+// a declared namespace's tools), which address the user, and how a
+// function written without its namespace is read, under a [Policy] for
+// each of the two readers.
 package toolname
 
 // Valid reports whether s is a tool name: one or more of a-z, A-Z, 0-9, _
