@@ -91,8 +91,18 @@ type ParseOptions struct {
 	// ParseStrict.
 	Mode ParseMode
 
-	// Namespaces are the tool namespaces, besides functions, browser and
-	// python, whose recipients ParseRecover accepts: "ns" or "ns.TOOL".
+	// Functions are the names of the functions the prompt declared,
+	// without "functions." (names that are not valid function names are
+	// ignored), and Namespaces the other tool namespaces it declared:
+	// "browser" (whose tools are called "browser.TOOL"), "python" (called
+	// "python"), or another namespace NS (called "NS" or "NS.TOOL").
+	// ParseRecover reads a recipient that is one of Functions without its
+	// namespace ("to=get_weather", as models sometimes write) as
+	// functions.NAME, and accepts the recipients of Namespaces besides
+	// functions.NAME, browser.TOOL and python, which it accepts whether
+	// declared or not. openaicompat.ResponseOptions has the same two
+	// fields.
+	Functions  []string
 	Namespaces []string
 
 	// KeepHeaders records in each parsed message's Header the header as
@@ -101,12 +111,6 @@ type ParseOptions struct {
 	// rendering the messages again gives back the sampled tokens. Off by
 	// default: the messages are the reference's.
 	KeepHeaders bool
-
-	// Functions are the names of the functions the prompt declared. ParseRecover
-	// reads a recipient that is one of them without its namespace
-	// ("to=get_weather", as models sometimes write) as functions.NAME.
-	// Names that are not valid function names are ignored.
-	Functions []string
 }
 
 // StreamState is the state of the parser's state machine.

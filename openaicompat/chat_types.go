@@ -62,10 +62,11 @@ func (r *ChatCompletionRequest) MaxOutputTokens() int {
 
 // ResponseOptions returns the [ResponseOptions] the request asks for: its
 // model, reasoning.exclude, stream_options.include_usage, and the functions
-// it lets the model call (Tools, by its tools and tool_choice). The caller
-// adds ids, the time, the built-in tools it enabled, Strict and the rest.
+// it lets the model call (Functions, by its tools and tool_choice). The
+// caller adds ids, the time, the built-in tools it enabled (Namespaces),
+// Strict and the rest.
 func (r *ChatCompletionRequest) ResponseOptions() ResponseOptions {
-	o := ResponseOptions{Model: r.Model, Tools: declaredTools(r.toolDefs(), r.ToolChoice)}
+	o := ResponseOptions{Model: r.Model, Functions: declaredFunctions(r.toolDefs(), r.ToolChoice)}
 	if r.Reasoning != nil {
 		o.ExcludeReasoning = r.Reasoning.Exclude
 	}

@@ -37,7 +37,7 @@ func TestDeclaredTools(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := &ResponseOptions{Tools: tc.tools, BuiltinTools: tc.builtins, IDGenerator: counter(), Created: 1}
+			opts := &ResponseOptions{Functions: tc.tools, Namespaces: tc.builtins, IDGenerator: counter(), Created: 1}
 			toks := enc.EncodeWithSpecialTokens(tc.completion)
 			r, err := ChatCompletionFromTokens(enc, toks, Sampling{}, opts)
 			require.NoError(t, err)
@@ -109,10 +109,10 @@ func TestRequestDeclaresTools(t *testing.T) {
 	} {
 		var r ChatCompletionRequest
 		require.NoError(t, json.Unmarshal([]byte(tc.body), &r))
-		assert.Equal(t, tc.want, r.ResponseOptions().Tools, "chat %s: Tools", tc.body)
+		assert.Equal(t, tc.want, r.ResponseOptions().Functions, "chat %s: Functions", tc.body)
 	}
 	var r ResponsesRequest
 	require.NoError(t, json.Unmarshal([]byte(`{"input":"x","tools":[{"type":"function","name":"a"}],"tool_choice":"auto"}`), &r))
-	assert.Equal(t, []string{"a"}, r.ResponseOptions().Tools, "responses: Tools")
+	assert.Equal(t, []string{"a"}, r.ResponseOptions().Functions, "responses: Functions")
 
 }

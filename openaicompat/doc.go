@@ -105,7 +105,7 @@
 // The model's messages are sorted by their header: a message to a tool is a
 // tool call (recipient "functions.NAME" is the function NAME; a built-in
 // tool, such as "python", is reported whole as the name), where
-// ResponseOptions.Tools and BuiltinTools, when set, say which tools there
+// ResponseOptions.Functions and Namespaces, when set, say which tools there
 // are; an analysis message is reasoning; any other assistant message —
 // final, a commentary preamble, no channel — is text. A message from
 // another role, or to a recipient that is no tool, is an [*OutputError]
@@ -159,8 +159,8 @@
 //   - a message from another role (a tool's reply or a user turn the model
 //     wrote itself) is dropped;
 //   - a message to a recipient is a tool call only for functions.NAME or a
-//     built-in tool, declared in ResponseOptions.Tools and BuiltinTools when
-//     they are set; any other is reasoning;
+//     built-in tool, declared in ResponseOptions.Functions and Namespaces
+//     when they are set; any other is reasoning;
 //   - everything else on the analysis channel is reasoning, and the rest is
 //     text.
 //

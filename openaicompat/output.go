@@ -58,19 +58,23 @@ type ResponseOptions struct {
 	// message to a recipient that is no (declared) tool is reasoning; see
 	// the package doc's "Malformed output".
 	Strict bool
-	// Tools are the names of the functions the request declared. When
-	// Tools or BuiltinTools is non-nil, a message to functions.NAME is a
-	// tool call only if NAME is among them, and a message to a built-in
-	// tool only if BuiltinTools has it; any other message to a recipient is
-	// an error (Strict) or reasoning (the default). nil for both accepts a call
-	// to any valid tool name. A request's ResponseOptions method fills
-	// Tools; the server adds the built-ins it enabled.
-	Tools []string
-	// BuiltinTools are the built-in tools the system message declared:
-	// "browser" (its calls are "browser.search", "browser.open", …),
-	// "python", or another namespace, whose calls are "ns" or "ns.TOOL";
-	// recovery accepts the namespaces' recipients too.
-	BuiltinTools []string
+	// Functions are the names of the functions the request declared,
+	// without "functions.", and Namespaces the other tool namespaces the
+	// system or developer message declared: "browser" (whose calls are
+	// "browser.search", "browser.open", …), "python" (called "python"), or
+	// another namespace NS, called "NS" or "NS.TOOL" (a whole "NS.TOOL"
+	// declares that tool alone). When Functions or Namespaces is non-nil,
+	// a message to functions.NAME is a tool call only if NAME is among
+	// Functions, and a message to another tool only if its namespace is
+	// among Namespaces; any other message to a recipient is an error
+	// (Strict) or reasoning (the default). nil for both accepts a call to
+	// any valid tool name. Recovery also reads a recipient written as a
+	// function of Functions without "functions." as that function, and
+	// accepts the recipients of Namespaces (harmony.ParseOptions has the
+	// same two fields). A request's ResponseOptions method fills
+	// Functions; the server adds the namespaces it enabled.
+	Functions  []string
+	Namespaces []string
 	// SealReasoning gives each Responses reasoning item an
 	// encrypted_content sealed with Sealer (the request's include has
 	// "reasoning.encrypted_content"; its ResponseOptions method sets it),
@@ -199,31 +203,19 @@ const (
 // tools. It is the one place of the output rules; see the package doc's
 // "Malformed output".
 type classifier struct {
-	recover  bool
-	declared bool            // the options declare the tools: only those are called
-	tools    map[string]bool // declared function names
-	builtins map[string]bool // declared built-in tools and namespaces
-	dropped  int             // messages dropped or demoted to reasoning
+	recover bool
+	tools   toolname.Rule // ResponseOptions.Functions and Namespaces, under toolname.Call
+	dropped int           // messages dropped or demoted to reasoning
 }
 
 func newClassifier(o *ResponseOptions) classifier {
-	c := classifier{recover: !o.Strict, declared: o.Tools != nil || o.BuiltinTools != nil}
-	if c.declared {
-		c.tools = make(map[string]bool, len(o.Tools))
-		for _, n := range o.Tools {
-			c.tools[n] = true
-		}
-		c.builtins = make(map[string]bool, len(o.BuiltinTools))
-		for _, n := range o.BuiltinTools {
-			c.builtins[n] = true
-		}
-	}
-	return c
+	return classifier{recover: !o.Strict, tools: toolname.NewRule(toolname.Call, o.Functions, o.Namespaces)}
 }
 
 // classify says what a message with the given header is, and for a call
 // the name it reports: NAME for "functions.NAME", the whole recipient for a
-// built-in tool. A message to a recipient that is no declared tool is an
+// built-in tool (toolname.Call decides which recipients are tools; "all"
+// is no recipient). A message to a recipient that is no declared tool is an
 // error when strict and reasoning when recovering, as is a message from a
 // role other than the assistant (which recovery drops).
 func (c *classifier) classify(role harmony.Role, name, channel, recipient string) (kind, string, error) {
@@ -238,35 +230,24 @@ func (c *classifier) classify(role harmony.Role, name, channel, recipient string
 		}
 		return 0, "", fmt.Errorf("%w: a %s message", ErrUnexpectedMessage, who)
 	}
-	if recipient != "" && recipient != "all" {
-		if call, ok := c.call(recipient); ok {
-			return kindToolCall, call, nil
-		}
-		if !c.recover {
+	if recipient != "" {
+		r := c.tools.Resolve(recipient, false)
+		switch {
+		case r.Valid():
+			return kindToolCall, r.Name, nil
+		case r.Kind == toolname.Address:
+			// A message to all: as if it had no recipient.
+		case !c.recover:
 			return 0, "", fmt.Errorf("%w: a message to %q, which is not a declared tool", ErrUnexpectedMessage, recipient)
+		default:
+			c.dropped++
+			return kindReasoning, "", nil
 		}
-		c.dropped++
-		return kindReasoning, "", nil
 	}
 	if channel == harmony.ChannelAnalysis {
 		return kindReasoning, "", nil
 	}
 	return kindText, "", nil
-}
-
-// call returns the name a call to recipient reports, and whether the
-// recipient is a tool that may be called: functions.NAME with a valid NAME,
-// or a built-in tool ("python", "browser.search", "ns.tool"), declared
-// when the options declare tools.
-func (c *classifier) call(recipient string) (string, bool) {
-	if fn, ok := strings.CutPrefix(recipient, "functions."); ok && toolname.Valid(fn, 0) {
-		return fn, !c.declared || c.tools[fn]
-	}
-	ns, _, _ := strings.Cut(recipient, ".")
-	if ns == "functions" || !toolname.ValidDotted(recipient, 0) {
-		return "", false
-	}
-	return recipient, !c.declared || c.builtins[ns] || c.builtins[recipient]
 }
 
 // sink receives the decoder's events. start and end bracket each message,
@@ -306,8 +287,8 @@ func newDecoder(enc *harmony.Encoding, o *ResponseOptions) (*decoder, error) {
 	po := &harmony.ParseOptions{}
 	if !o.Strict {
 		po.Mode = harmony.ParseRecover
-		po.Functions = o.Tools
-		for _, n := range o.BuiltinTools {
+		po.Functions = o.Functions
+		for _, n := range o.Namespaces {
 			if n != "browser" && n != "python" && n != "functions" {
 				po.Namespaces = append(po.Namespaces, n)
 			}

@@ -505,12 +505,12 @@ func functionTools(defs []toolDef, choice *ToolChoice) ([]harmony.ToolDescriptio
 	return out, nil
 }
 
-// declaredTools returns the names of the functions the model may call
+// declaredFunctions returns the names of the functions the model may call
 // after a request with these tools and tool_choice, for
-// ResponseOptions.Tools: none for "none", the one named by a named choice,
+// ResponseOptions.Functions: none for "none", the one named by a named choice,
 // else every function tool. It is never nil: a request declares its tools,
 // even when it has none.
-func declaredTools(defs []toolDef, choice *ToolChoice) []string {
+func declaredFunctions(defs []toolDef, choice *ToolChoice) []string {
 	names := []string{}
 	switch {
 	case choice != nil && choice.Mode == "none":

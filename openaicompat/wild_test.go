@@ -28,7 +28,7 @@ func wildExtract(t *testing.T, enc *harmony.Encoding, c wild.Case) wild.Extracti
 			toks = append(toks, harmony.Token(x))
 		}
 	}
-	opts := &ResponseOptions{ExpectStart: c.Start == "", Tools: c.Tools, BuiltinTools: c.Builtins,
+	opts := &ResponseOptions{ExpectStart: c.Start == "", Functions: c.Tools, Namespaces: c.Builtins,
 		IDGenerator: counter(), Created: 1}
 	r, err := ChatCompletionFromTokens(enc, toks, Sampling{}, opts)
 	require.NoError(t, err, c.ID)

@@ -347,7 +347,7 @@ func (s *server) requestOptions() *openaicompat.RequestOptions {
 
 // responseOptions completes the options a request asks for: the model's
 // output is recovered as a server must (the default) unless the server is
-// strict, and only the request's functions can be called (ro.Tools; this
+// strict, and only the request's functions can be called (ro.Functions; this
 // server enables no built-in tool).
 func (s *server) responseOptions(ro openaicompat.ResponseOptions) openaicompat.ResponseOptions {
 	ro.Strict = s.opts.Strict
