@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"unicode/utf8"
@@ -12,12 +13,12 @@ import (
 	"github.com/go-harmony/harmony/internal/ojson"
 )
 
-// This file bounds what a request body costs once decoded. A body's bytes
-// are bounded by the server (http.MaxBytesReader), but not what they
-// decode to: encoding/json makes a Go value of each element, and an
-// element of two bytes ("{}," or "0,") becomes a struct of a hundred
-// bytes or more, or a slice header and a copy, in a slice that grows by
-// copying; an 8 MiB body of such elements decoded to hundreds of
+// This file decodes request bodies (DecodeRequest), and bounds what a
+// body costs once decoded. A body's bytes are bounded by the server
+// (http.MaxBytesReader), but not what they decode to: encoding/json makes
+// a Go value of each element, and an element of two bytes ("{}," or "0,")
+// becomes a struct of a hundred bytes or more, or a slice header and a
+// copy, in a slice that grows by copying; an 8 MiB body of such elements decoded to hundreds of
 // megabytes. Before decoding, DecodeRequest walks the body once, without
 // decoding it, along the request type, and adds up what each value will
 // cost encoding/json (and this package's UnmarshalJSON methods): its
@@ -36,6 +37,105 @@ import (
 // ordinary requests cost a few times their length: the bound refuses only
 // bodies made of many elements each much smaller than the value it
 // becomes.
+
+// errBadJSON marks DecodeRequest's errors: the body is not JSON, or not of
+// the request's shape.
+var errBadJSON = errors.New("invalid JSON body")
+
+// DecodeRequest reads a request body (a [ChatCompletionRequest] or a
+// [ResponsesRequest]) from data: one JSON object and nothing after it. A
+// body that is not such JSON is an error that [HTTPError] answers with
+// 400, code "invalid_json".
+//
+// Its top-level parameters are checked against the API's, as OpenAI
+// checks them: one that OpenAI's published request schema does not have
+// (CreateChatCompletionRequest, CreateResponse) is a [*RequestError]
+// wrapping [ErrUnknownParameter], code "unknown_parameter", param its
+// name, with OpenAI's message for each API ("Unrecognized request argument
+// supplied: NAME"; "Unknown parameter: 'NAME'."). Each parameter of the
+// schema is either a field of the request, or ignored because ignoring it
+// changes nothing for the client (store on Chat Completions, service_tier,
+// prompt_cache_key, safety_identifier, prediction, verbosity; on Responses
+// stream_options and max_tool_calls), or accepted only with a value this
+// package can honour, else refused with [ErrUnsupportedParameter] naming
+// it: logprobs true, top_logprobs above 0, a logit_bias, an output
+// modality other than text, audio, the deprecated functions and
+// function_call, web_search_options, moderation (Chat Completions);
+// background true, conversation, prompt, context_management, top_logprobs
+// above 0, moderation (Responses). The one parameter outside OpenAI's
+// schema that is accepted is Chat Completions' "reasoning", OpenRouter's
+// spelling (see [ChatCompletionRequest]). Inside messages, tools and
+// input items unknown fields are ignored, not refused: clients send the
+// output of a response back as input, with fields a request has no use
+// for. json.Unmarshal into the request ignores unknown parameters.
+//
+// What a body costs decoded is bounded by its length: a body whose values
+// would take more than 16 times its bytes of memory, and 64 KiB more, once
+// decoded (a list of millions of empty objects, each a Go struct of a
+// hundred bytes; annotations of a million numbers, each a slice of its
+// own) is refused before anything is decoded, with a [*RequestError]
+// wrapping [ErrRequestTooComplex], param the list where the cost went
+// over. The cost is added up from the body without decoding it, as
+// encoding/json will allocate: the Go value of each element, strings and
+// raw copies, the growth of lists, deep nesting. Requests whose elements
+// have content cost a few times their length and are never refused;
+// json.Unmarshal into the request has no such bound.
+func DecodeRequest[R ChatCompletionRequest | ResponsesRequest](data []byte, req *R) error {
+	sh, params, chat := chatRequestShape, chatParams, true
+	if _, ok := any(req).(*ResponsesRequest); ok {
+		sh, params, chat = responsesRequestShape, responsesParams, false
+	}
+	end, counts, paramErr, err := walkRequest(data, sh, params, chat)
+	if errors.Is(err, ErrRequestTooComplex) {
+		return err
+	}
+	if err != nil || !bytes.HasPrefix(bytes.TrimLeft(data[:end], " \t\r\n"), []byte("{")) {
+		// Not a JSON object: encoding/json says what is wrong.
+		return decodeError(data, req)
+	}
+	presize(reflect.ValueOf(req).Elem(), sh, counts)
+	if err := json.Unmarshal(data[:end], req); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return decodeError(data, req)
+		}
+		return fmt.Errorf("openaicompat: %w: %w", errBadJSON, err)
+	}
+	for _, c := range data[end:] {
+		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return fmt.Errorf("openaicompat: %w: more after the request's JSON object", errBadJSON)
+		}
+	}
+	return paramErr
+}
+
+// decodeError returns the error of a body that is not one JSON object,
+// as a json.Decoder reading it into req gives it. A body that starts as
+// an object is read into nothing, for its syntax error: a json.Decoder
+// reads the whole value before it decodes any of it, so that the error
+// is the same.
+func decodeError[R any](data []byte, req *R) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	var v any = req
+	object := bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{"))
+	if object {
+		v = &struct{}{}
+	}
+	if err := d.Decode(v); err != nil {
+		if err == io.EOF {
+			return fmt.Errorf("openaicompat: %w: the body is empty", errBadJSON)
+		}
+		return fmt.Errorf("openaicompat: %w: %w", errBadJSON, err)
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return fmt.Errorf("openaicompat: %w: more after the request's JSON object", errBadJSON)
+	}
+	if object {
+		// JSON that walkRequest could not read: never decoded unbounded.
+		return fmt.Errorf("openaicompat: %w: the body could not be read", errBadJSON)
+	}
+	return nil // null: the request decoded as if empty, with no parameters
+}
 
 const (
 	// decodeBytesPerByte and decodeBytesFixed bound the bytes a request
