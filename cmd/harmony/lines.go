@@ -8,50 +8,22 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/go-harmony/harmony/internal/jsonw"
 )
 
-// maxSizedLine is the most input left that a long line's buffer is sized
-// to at once (see lineReader.readLine).
-const maxSizedLine = 64 << 20
-
-// lineReader reads standard input a line at a time, as
-// bufio.Reader.ReadBytes('\n') does, each line in a slice of its own.
-//
-// A line longer than the read buffer is where the two differ. ReadBytes
-// copies its fragments and then the whole line, touching twice its size in
-// fresh memory, and a conversation on one line can be megabytes, each page
-// of which costs a page fault. When the input left is known (a regular file,
-// or a reader with a Len method) and at most maxSizedLine, a long line is
-// read into a buffer of that size at once. A line that does not fill the
-// buffer, which is then mostly unused, is copied out, and the buffer kept
-// for the next long line: it is big enough for any line that follows.
+// lineReader reads standard input a line at a time, with
+// bufio.Reader.ReadBytes('\n'), each line in a slice of its own, and counts
+// the lines.
 type lineReader struct {
 	r     *bufio.Reader
-	left  func() (int64, bool) // the input left after r's buffer, if known
-	spare []byte               // the buffer of the last long line copied out
-	lines int                  // the lines read: the number of the last one
+	lines int // the lines read: the number of the last one
 }
 
-// newLineReader returns a lineReader of in, which knows the input left when
-// in is a regular file or has a Len method.
+// newLineReader returns a lineReader of in.
 func newLineReader(in io.Reader) *lineReader {
-	lr := &lineReader{r: bufio.NewReaderSize(in, 1<<16)}
-	switch in := in.(type) {
-	case interface{ Len() int }:
-		lr.left = func() (int64, bool) { return int64(in.Len()), true }
-	case *os.File:
-		if fi, err := in.Stat(); err == nil && fi.Mode().IsRegular() {
-			lr.left = func() (int64, bool) {
-				off, err := in.Seek(0, io.SeekCurrent)
-				return fi.Size() - off, err == nil && off <= fi.Size()
-			}
-		}
-	}
-	return lr
+	return &lineReader{r: bufio.NewReaderSize(in, 1<<16)}
 }
 
 // Buffered returns the number of bytes that can be read without reading
@@ -59,45 +31,8 @@ func newLineReader(in io.Reader) *lineReader {
 func (lr *lineReader) Buffered() int { return lr.r.Buffered() }
 
 // readLine reads up to and including the next newline, and returns the line
-// and, as ReadBytes does, an error when the input ends or fails before one.
-func (lr *lineReader) readLine() ([]byte, error) {
-	frag, err := lr.r.ReadSlice('\n')
-	if err != bufio.ErrBufferFull {
-		return append([]byte(nil), frag...), err
-	}
-	var buf []byte
-	if left, ok := lr.leftBytes(); ok && left <= maxSizedLine {
-		if n := len(frag) + int(left); cap(lr.spare) >= n {
-			buf = lr.spare[:0]
-		} else {
-			buf = make([]byte, 0, n)
-		}
-		lr.spare = nil
-	}
-	buf = append(buf, frag...)
-	for err == bufio.ErrBufferFull {
-		frag, err = lr.r.ReadSlice('\n')
-		if len(buf)+len(frag) > cap(buf) { // double it, as ReadBytes's copies do
-			buf = append(make([]byte, 0, 2*cap(buf)+len(frag)), buf...)
-		}
-		buf = append(buf, frag...)
-	}
-	if cap(buf) > 2*len(buf) && cap(buf) > 1<<20 {
-		lr.spare = buf
-		buf = append([]byte(nil), buf...)
-	}
-	return buf, err
-}
-
-// leftBytes returns the number of bytes of input left after what
-// ReadSlice has returned, when it is known.
-func (lr *lineReader) leftBytes() (int64, bool) {
-	if lr.left == nil {
-		return 0, false
-	}
-	left, ok := lr.left()
-	return left + int64(lr.r.Buffered()), ok && left >= 0
-}
+// and an error when the input ends or fails before one.
+func (lr *lineReader) readLine() ([]byte, error) { return lr.r.ReadBytes('\n') }
 
 // bom is the UTF-8 byte order mark, which editors on Windows put at the start
 // of a text file to mark its encoding. It is no part of the text.

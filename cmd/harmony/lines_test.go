@@ -12,9 +12,9 @@ import (
 )
 
 // TestLineReader checks that lineReader reads the lines and errors that
-// bufio.Reader.ReadBytes reads, from inputs whose length it knows (a regular
-// file, a reader with Len) and from one whose it does not, with long lines
-// that fill their sized buffer, that leave most of it unused, and that grow.
+// bufio.Reader.ReadBytes reads, from a regular file, a reader with Len and
+// a plain reader, with lines longer than the read buffer, short and long
+// lines mixed, and a last line without a newline.
 func TestLineReader(t *testing.T) {
 	long := func(n int, c byte) string { return strings.Repeat(string(c), n) }
 	inputs := []string{
