@@ -208,6 +208,8 @@ type classifier struct {
 	dropped int           // messages dropped or demoted to reasoning
 }
 
+// newClassifier returns the classifier of o: its mode, and its declared
+// tools under toolname.Call.
 func newClassifier(o *ResponseOptions) classifier {
 	return classifier{recover: !o.Strict, tools: toolname.NewRule(toolname.Call, o.Functions, o.Namespaces)}
 }
@@ -286,10 +288,12 @@ func newDecoder(enc *harmony.Encoding, o *ResponseOptions) (*decoder, error) {
 	}
 	po := &harmony.ParseOptions{}
 	if !o.Strict {
-		po.Mode = harmony.ParseRecover
-		po.Functions = o.Functions
+		// The parser's recovery takes the same declarations, but for
+		// "functions", which names no namespace of Namespaces (to
+		// ParseRecover it would make a bare "to=functions" a recipient).
+		po.Mode, po.Functions = harmony.ParseRecover, o.Functions
 		for _, n := range o.Namespaces {
-			if n != "browser" && n != "python" && n != "functions" {
+			if n != "functions" {
 				po.Namespaces = append(po.Namespaces, n)
 			}
 		}
