@@ -7,7 +7,8 @@ import "strings"
 // with its letter:
 //
 //   - (a) A declared function written without its namespace ("get_weather")
-//     is functions.NAME under Recover; under Call it is a name like any
+//     is functions.NAME under Recover, unless its name is an address (d);
+//     under Call it is a name like any
 //     other (a harmony parser in recovery mode has already qualified it).
 //   - (b) Under Recover, functions.NAME (any valid NAME), python and
 //     browser.TOOL are tools whether declared or not, and the declarations
@@ -119,17 +120,17 @@ func NewRule(p Policy, functions, namespaces []string) Rule {
 //
 // and anything else is None.
 func (r *Rule) Resolve(s string, fromTool bool) Recipient {
-	recover := r.policy == Recover
+	recovering := r.policy == Recover
 	switch {
 	case fromTool && s == "assistant":
 		return Recipient{Kind: Assistant, Full: s, Name: s}
-	case recover && r.functions[s] && !isAddress(s): // (a)
+	case recovering && r.functions[s] && !isAddress(s): // (a)
 		return Recipient{Kind: Function, Full: "functions." + s, Name: s}
-	case !recover && s == "all": // (d)
+	case !recovering && s == "all": // (d)
 		return Recipient{Kind: Address, Full: s, Name: s}
 	}
 	if name, ok := strings.CutPrefix(s, "functions."); ok && Valid(name, 0) {
-		if recover || !r.declared || r.functions[name] { // (b)
+		if recovering || !r.declared || r.functions[name] { // (b)
 			return Recipient{Kind: Function, Full: s, Name: name}
 		}
 		return Recipient{}
@@ -137,7 +138,7 @@ func (r *Rule) Resolve(s string, fromTool bool) Recipient {
 	if r.builtin(s) {
 		return Recipient{Kind: Builtin, Full: s, Name: s}
 	}
-	if recover && isAddress(s) { // (d)
+	if recovering && isAddress(s) { // (d)
 		return Recipient{Kind: Address, Full: s, Name: s}
 	}
 	return Recipient{}
