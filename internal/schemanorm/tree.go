@@ -1,9 +1,8 @@
 package schemanorm
 
-import (
-	"strconv"
-	"strings"
+// This file holds the mutable tree the rewrite works on.
 
+import (
 	"github.com/go-harmony/harmony/internal/ojson"
 )
 
@@ -46,43 +45,6 @@ type node struct {
 	// receives the kept definitions once they are known; it is left out of
 	// the output when it stays empty.
 	deferred bool
-}
-
-// position is how a keyword's value is read.
-type position uint8
-
-const (
-	posValue  position = iota // anything: kept raw
-	posSchema                 // one schema
-	posList                   // an array of schemas, or one schema
-	posMap                    // an object of schemas
-)
-
-// keywordPos lists the keywords whose values hold subschemas, across drafts
-// 4 to 2020-12. Every other keyword's value is opaque.
-var keywordPos = map[string]position{
-	"properties":            posMap,
-	"patternProperties":     posMap,
-	"$defs":                 posMap,
-	"definitions":           posMap,
-	"dependentSchemas":      posMap,
-	"dependencies":          posMap, // values that are not objects stay raw
-	"additionalProperties":  posSchema,
-	"additionalItems":       posSchema,
-	"unevaluatedItems":      posSchema,
-	"unevaluatedProperties": posSchema,
-	"contains":              posSchema,
-	"propertyNames":         posSchema,
-	"not":                   posSchema,
-	"if":                    posSchema,
-	"then":                  posSchema,
-	"else":                  posSchema,
-	"contentSchema":         posSchema,
-	"items":                 posList,
-	"prefixItems":           posList,
-	"allOf":                 posList,
-	"anyOf":                 posList,
-	"oneOf":                 posList,
 }
 
 // build turns a parsed value in a schema position into a tree.
@@ -187,107 +149,4 @@ func (n *node) clone() *node {
 		vals:      append([]*node(nil), n.vals...),
 		deferred:  n.deferred,
 	}
-}
-
-// escape escapes one reference token of a JSON pointer (RFC 6901).
-func escape(tok string) string {
-	if !strings.ContainsAny(tok, "~/") {
-		return tok
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
-}
-
-// unescape undoes escape.
-func unescape(tok string) string {
-	if !strings.Contains(tok, "~") {
-		return tok
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-}
-
-// arrayIndex parses a JSON pointer array index: "0" or digits without a
-// leading zero.
-func arrayIndex(tok string, n int) (int, bool) {
-	if tok == "" || (len(tok) > 1 && tok[0] == '0') {
-		return 0, false
-	}
-	for i := 0; i < len(tok); i++ {
-		if tok[i] < '0' || tok[i] > '9' {
-			return 0, false
-		}
-	}
-	i, err := strconv.Atoi(tok)
-	if err != nil || i >= n {
-		return 0, false
-	}
-	return i, true
-}
-
-// Walk calls fn for every schema object of the document v (v itself first,
-// then its subschemas in document order) with the JSON pointer (RFC 6901) of
-// its position. Only keyword positions that hold subschemas are entered, so
-// an object inside "default", "enum" or "examples" is never reported.
-func Walk(v *ojson.Value, fn func(pointer string, schema *ojson.Value)) {
-	walkSchema(v, "", fn)
-}
-
-func walkSchema(v *ojson.Value, ptr string, fn func(string, *ojson.Value)) {
-	if v.Kind() != ojson.Object {
-		return
-	}
-	fn(ptr, v)
-	for i := 0; i < v.Len(); i++ {
-		k, c := v.Member(i)
-		p := ptr + "/" + escape(k)
-		switch keywordPos[k] {
-		case posSchema:
-			walkSchema(c, p, fn)
-		case posList:
-			if c.Kind() == ojson.Array {
-				for j := 0; j < c.Len(); j++ {
-					walkSchema(c.Index(j), p+"/"+strconv.Itoa(j), fn)
-				}
-			} else {
-				walkSchema(c, p, fn)
-			}
-		case posMap:
-			if c.Kind() == ojson.Object {
-				for j := 0; j < c.Len(); j++ {
-					name, s := c.Member(j)
-					walkSchema(s, p+"/"+escape(name), fn)
-				}
-			}
-		}
-	}
-}
-
-// Resolve returns the value at the JSON pointer ptr (RFC 6901, without the
-// leading "#") in v.
-func Resolve(v *ojson.Value, ptr string) (*ojson.Value, bool) {
-	if ptr == "" {
-		return v, true
-	}
-	if ptr[0] != '/' {
-		return nil, false
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = unescape(tok)
-		switch v.Kind() {
-		case ojson.Object:
-			c, ok := v.Get(tok)
-			if !ok {
-				return nil, false
-			}
-			v = c
-		case ojson.Array:
-			i, ok := arrayIndex(tok, v.Len())
-			if !ok {
-				return nil, false
-			}
-			v = v.Index(i)
-		default:
-			return nil, false
-		}
-	}
-	return v, true
 }
