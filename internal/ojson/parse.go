@@ -70,6 +70,9 @@ type ParseOptions struct {
 	// scalar or an empty array at top level has depth 0 or 1 respectively).
 	// Zero or a negative value means DefaultMaxDepth.
 	MaxDepth int
+	// KeepNumberText keeps the literal of each number, for
+	// [Value.NumberText]: a float64 does not hold every literal exactly.
+	KeepNumberText bool
 }
 
 // Parse parses exactly one JSON document, optionally surrounded by JSON
@@ -84,7 +87,7 @@ func Parse(data []byte) (*Value, error) {
 func (o ParseOptions) Parse(data []byte) (*Value, error) {
 	p := parserPool.Get().(*parser)
 	defer p.release()
-	p.s, p.i, p.depth, p.maxDepth = string(data), 0, 0, o.MaxDepth
+	p.s, p.i, p.depth, p.maxDepth, p.keepNumbers = string(data), 0, 0, o.MaxDepth, o.KeepNumberText
 	if p.maxDepth <= 0 {
 		p.maxDepth = DefaultMaxDepth
 	}
@@ -122,9 +125,11 @@ type parser struct {
 	i        int
 	depth    int
 	maxDepth int
-	scratch  []byte   // reused buffer for strings with escapes
-	vals     []Value  // elements of the open arrays, innermost last
-	mems     []member // members of the open objects, innermost last
+	// keepNumbers is ParseOptions.KeepNumberText.
+	keepNumbers bool
+	scratch     []byte   // reused buffer for strings with escapes
+	vals        []Value  // elements of the open arrays, innermost last
+	mems        []member // members of the open objects, innermost last
 }
 
 func (p *parser) fail(off int, err error) error {
@@ -167,7 +172,13 @@ func (p *parser) value() (Value, error) {
 		return p.object()
 	default:
 		if c == '-' || isDigit(c) {
-			return p.number()
+			if !p.keepNumbers {
+				return p.number()
+			}
+			start := p.i
+			v, err := p.number()
+			v.str = p.s[start:p.i]
+			return v, err
 		}
 		return Value{}, p.fail(p.i, errExpectValue)
 	}

@@ -68,7 +68,7 @@ type Value struct {
 	kind  Kind
 	nkind NumberKind
 	bits  uint64 // bool (0/1), uint64, int64 or float64 bits
-	str   string
+	str   string // a String's text, or a Number's literal (KeepNumberText)
 	elems []Value
 	mems  []member
 	index map[string]int // key -> position in mems, only for large objects
@@ -116,6 +116,15 @@ func (v *Value) AsBool() (bool, bool) {
 		return false, false
 	}
 	return v.bits != 0, true
+}
+
+// NumberText returns the literal of a Number parsed with
+// [ParseOptions.KeepNumberText]. It reports false otherwise.
+func (v *Value) NumberText() (string, bool) {
+	if v == nil || v.kind != Number || v.str == "" {
+		return "", false
+	}
+	return v.str, true
 }
 
 // NumberKind reports how a Number is stored, or NotNumber.
