@@ -1,4 +1,12 @@
-// Package schemanorm rewrites the JSON Schemas that clients generate
+// Package schemanorm holds the rules every reader of JSON Schemas in this
+// module shares — the renderer, constrain, jsonschema and the normalizer
+// itself — each written once: JSON Pointers and their URI fragment form
+// ([Pointer], [ParseFragment], pointer.go), which keywords hold subschemas
+// and the walk over them ([KeywordPosition], [Walk], [WalkDecoded],
+// keywords.go), the decoding of a schema ([Decode]) and when a tool takes no
+// parameters ([NoParameters], decode.go).
+//
+// Its main job rewrites the JSON Schemas that clients generate
 // (Pydantic, zod-to-json-schema, OpenAI strict mode, ...) into the plain
 // shapes that the harmony TypeScript renderer (internal/schemats) can show
 // the model: no $ref, no anyOf, no {"type": "null"} members, no const, no

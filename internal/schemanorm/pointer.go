@@ -1,8 +1,11 @@
 package schemanorm
 
-// This file holds the rules of JSON Pointers (RFC 6901).
+// This file holds the rules of JSON Pointers (RFC 6901), for every package
+// of the module that reads schemas: the renderer, constrain, jsonschema and
+// the normalizer.
 
 import (
+	"errors"
 	"net/url"
 	"strconv"
 	"strings"
@@ -10,25 +13,140 @@ import (
 	"github.com/go-harmony/harmony/internal/ojson"
 )
 
-// escape escapes one reference token of a JSON pointer (RFC 6901).
-func escape(tok string) string {
+// Pointer is a JSON Pointer (RFC 6901) in its canonical string form: "" names
+// the whole document, and every other pointer is a sequence of "/" and a
+// reference token, in which "~" is written "~0" and "/" is written "~1"
+// ("/$defs/a~1b/0").
+type Pointer string
+
+// Errors of ParseFragment and Pointer.Tokens.
+var (
+	// ErrNotFragment means that a reference is not a JSON Pointer fragment:
+	// it does not start with "#", or what follows is neither empty nor
+	// starts with "/" (an anchor such as "#name").
+	ErrNotFragment = errors.New("not a JSON pointer fragment")
+	// ErrBadEscape means that a fragment holds a percent escape that is not
+	// two hexadecimal digits, or a reference token a "~" that is not
+	// followed by "0" or "1".
+	ErrBadEscape = errors.New("invalid escape in JSON pointer")
+)
+
+// EscapeToken returns tok as a reference token of a pointer: "~" becomes
+// "~0" and "/" becomes "~1".
+func EscapeToken(tok string) string {
 	if !strings.ContainsAny(tok, "~/") {
 		return tok
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 }
 
-// unescape undoes escape.
-func unescape(tok string) string {
-	if !strings.Contains(tok, "~") {
-		return tok
+// UnescapeToken returns the text of the reference token tok: "~1" becomes
+// "/", then "~0" becomes "~" (RFC 6901, section 4: "~01" is "~1", not "/").
+// It reports false when a "~" is not followed by "0" or "1".
+func UnescapeToken(tok string) (string, bool) {
+	i := strings.IndexByte(tok, '~')
+	if i < 0 {
+		return tok, true
 	}
-	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	var b strings.Builder
+	b.Grow(len(tok))
+	for ; i >= 0; i = strings.IndexByte(tok, '~') {
+		if i+1 >= len(tok) || (tok[i+1] != '0' && tok[i+1] != '1') {
+			return "", false
+		}
+		b.WriteString(tok[:i])
+		if tok[i+1] == '0' {
+			b.WriteByte('~')
+		} else {
+			b.WriteByte('/')
+		}
+		tok = tok[i+2:]
+	}
+	b.WriteString(tok)
+	return b.String(), true
 }
 
-// arrayIndex parses a JSON pointer array index: "0" or digits without a
-// leading zero.
-func arrayIndex(tok string, n int) (int, bool) {
+// Append returns p followed by the reference tokens toks, escaped.
+func (p Pointer) Append(toks ...string) Pointer {
+	for _, t := range toks {
+		p += "/" + Pointer(EscapeToken(t))
+	}
+	return p
+}
+
+// AppendIndex returns p followed by the array index i.
+func (p Pointer) AppendIndex(i int) Pointer {
+	return p + "/" + Pointer(strconv.Itoa(i))
+}
+
+// Tokens returns the reference tokens of p, unescaped. It fails with
+// ErrBadEscape for a bad "~" escape, and with ErrNotFragment when p is
+// neither empty nor starts with "/".
+func (p Pointer) Tokens() ([]string, error) {
+	if p == "" {
+		return nil, nil
+	}
+	if p[0] != '/' {
+		return nil, ErrNotFragment
+	}
+	toks := strings.Split(string(p[1:]), "/")
+	for i, t := range toks {
+		u, ok := UnescapeToken(t)
+		if !ok {
+			return nil, ErrBadEscape
+		}
+		toks[i] = u
+	}
+	return toks, nil
+}
+
+// ParseFragment returns the pointer of the URI fragment of a local
+// reference ("#/$defs/a%20b" is "/$defs/a b", "#" is ""), in canonical form.
+// The fragment is percent-decoded first, then split into reference tokens,
+// and each token is unescaped (RFC 6901, section 6): "#/%7E1" names the
+// member "/", and "#/a%2Fb" the member "b" of the member "a". It fails with
+// ErrNotFragment or ErrBadEscape.
+func ParseFragment(ref string) (Pointer, error) {
+	frag, ok := strings.CutPrefix(ref, "#")
+	if !ok {
+		return "", ErrNotFragment
+	}
+	frag, err := url.PathUnescape(frag)
+	if err != nil {
+		return "", ErrBadEscape
+	}
+	toks, err := Pointer(frag).Tokens()
+	if err != nil {
+		return "", err
+	}
+	return Pointer("").Append(toks...), nil
+}
+
+// LocalPointer is ParseFragment for callers that keep pointers as strings:
+// it returns the canonical pointer of a local reference, or false when ref
+// is not a JSON Pointer fragment.
+func LocalPointer(ref string) (string, bool) {
+	p, err := ParseFragment(ref)
+	return string(p), err == nil
+}
+
+// Fragment returns p as a URI fragment: "#", then each reference token
+// escaped (as it is in p) and percent-encoded as a URL path segment is
+// ("/$defs/a b" is "#/$defs/a%20b"). ParseFragment reads it back.
+func (p Pointer) Fragment() string {
+	if p == "" {
+		return "#"
+	}
+	toks := strings.Split(string(p[1:]), "/")
+	for i, t := range toks {
+		toks[i] = url.PathEscape(t)
+	}
+	return "#/" + strings.Join(toks, "/")
+}
+
+// ArrayIndex returns the array index that the reference token tok names in
+// an array of n elements: "0", or digits without a leading zero, below n.
+func ArrayIndex(tok string, n int) (int, bool) {
 	if tok == "" || (len(tok) > 1 && tok[0] == '0') {
 		return 0, false
 	}
@@ -47,14 +165,11 @@ func arrayIndex(tok string, n int) (int, bool) {
 // Resolve returns the value at the JSON pointer ptr (RFC 6901, without the
 // leading "#") in v.
 func Resolve(v *ojson.Value, ptr string) (*ojson.Value, bool) {
-	if ptr == "" {
-		return v, true
-	}
-	if ptr[0] != '/' {
+	toks, err := Pointer(ptr).Tokens()
+	if err != nil {
 		return nil, false
 	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = unescape(tok)
+	for _, tok := range toks {
 		switch v.Kind() {
 		case ojson.Object:
 			c, ok := v.Get(tok)
@@ -63,7 +178,7 @@ func Resolve(v *ojson.Value, ptr string) (*ojson.Value, bool) {
 			}
 			v = c
 		case ojson.Array:
-			i, ok := arrayIndex(tok, v.Len())
+			i, ok := ArrayIndex(tok, v.Len())
 			if !ok {
 				return nil, false
 			}
@@ -75,28 +190,29 @@ func Resolve(v *ojson.Value, ptr string) (*ojson.Value, bool) {
 	return v, true
 }
 
-// LocalPointer returns the JSON pointer of a local reference, canonically
-// escaped ("#/a/b" → "/a/b", "#/%24defs/X" → "/$defs/X", "#" → ""), or false
-// when ref is not a JSON pointer fragment.
-func LocalPointer(ref string) (string, bool) {
-	if !strings.HasPrefix(ref, "#") {
-		return "", false
-	}
-	frag, err := url.PathUnescape(ref[1:])
+// ResolveDecoded is Resolve for a document decoded by Decode.
+func ResolveDecoded(v any, ptr Pointer) (any, bool) {
+	toks, err := ptr.Tokens()
 	if err != nil {
-		return "", false
+		return nil, false
 	}
-	if frag == "" {
-		return "", true
+	for _, tok := range toks {
+		switch x := v.(type) {
+		case map[string]any:
+			c, ok := x[tok]
+			if !ok {
+				return nil, false
+			}
+			v = c
+		case []any:
+			i, ok := ArrayIndex(tok, len(x))
+			if !ok {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
 	}
-	if frag[0] != '/' {
-		return "", false
-	}
-	toks := strings.Split(frag[1:], "/")
-	var b strings.Builder
-	for _, t := range toks {
-		b.WriteByte('/')
-		b.WriteString(escape(unescape(t)))
-	}
-	return b.String(), true
+	return v, true
 }

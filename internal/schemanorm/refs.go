@@ -14,25 +14,26 @@ import (
 // resolve returns the schema of the parsed tree at ptr, or nil.
 func (z *normalizer) resolve(ptr string) *node {
 	n := z.root
-	if ptr != "" {
-		for _, tok := range strings.Split(ptr[1:], "/") {
-			tok = unescape(tok)
-			switch n.kind {
-			case kSchema, kMap:
-				i := n.lookup(tok)
-				if i < 0 {
-					return nil
-				}
-				n = n.vals[i]
-			case kList:
-				i, ok := arrayIndex(tok, len(n.vals))
-				if !ok {
-					return nil
-				}
-				n = n.vals[i]
-			default:
+	toks, err := Pointer(ptr).Tokens()
+	if err != nil {
+		return nil
+	}
+	for _, tok := range toks {
+		switch n.kind {
+		case kSchema, kMap:
+			i := n.lookup(tok)
+			if i < 0 {
 				return nil
 			}
+			n = n.vals[i]
+		case kList:
+			i, ok := ArrayIndex(tok, len(n.vals))
+			if !ok {
+				return nil
+			}
+			n = n.vals[i]
+		default:
+			return nil
 		}
 	}
 	if n.kind == kSchema || (n.kind == kRaw && n.schemaPos && n.raw.Kind() == ojson.Bool) {
@@ -241,7 +242,7 @@ func (z *normalizer) finish(out *node) {
 				if d.kept[j] != nil {
 					continue
 				}
-				ep := d.path + "/" + escape(name)
+				ep := d.path + "/" + EscapeToken(name)
 				if !w.prefixes[ep] {
 					continue
 				}

@@ -32,7 +32,7 @@ func (z *normalizer) schema(n *node, path string, root bool) *node {
 		}
 		var cp string
 		if root {
-			cp = path + "/" + escape(k)
+			cp = path + "/" + EscapeToken(k)
 		}
 		if z.inline && (k == "$defs" || k == "definitions") && c.kind == kMap {
 			if !root {
@@ -64,7 +64,7 @@ func (z *normalizer) child(c *node, path string, root bool) *node {
 			var ep string
 			if root {
 				if c.kind == kMap {
-					ep = path + "/" + escape(c.keys[i])
+					ep = path + "/" + EscapeToken(c.keys[i])
 				} else {
 					ep = path + "/" + strconv.Itoa(i)
 				}

@@ -12,7 +12,7 @@ type kind uint8
 const (
 	// kRaw is a parsed JSON value kept as it is and printed with
 	// ojson.AppendCompact: a non-schema keyword's value ("default", "enum",
-	// "required", ...) or a non-object value in a schema position (a boolean
+	// "required", ...) or a non-object value in a schema Position (a boolean
 	// schema).
 	kRaw kind = iota
 	// kSchema is a schema object: keywords in document order.
@@ -33,7 +33,7 @@ type node struct {
 	kind kind
 	// raw is the value of a kRaw node.
 	raw *ojson.Value
-	// schemaPos marks a kRaw node that sits in a schema position.
+	// schemaPos marks a kRaw node that sits in a schema Position.
 	schemaPos bool
 	// keys and vals are the members of a kSchema or kMap node; vals alone
 	// are the elements of a kList or kArr node.
@@ -47,7 +47,7 @@ type node struct {
 	deferred bool
 }
 
-// build turns a parsed value in a schema position into a tree.
+// build turns a parsed value in a schema Position into a tree.
 func build(v *ojson.Value) *node {
 	if v.Kind() != ojson.Object {
 		return &node{kind: kRaw, raw: v, schemaPos: true}
@@ -61,11 +61,11 @@ func build(v *ojson.Value) *node {
 	return n
 }
 
-func buildAt(p position, v *ojson.Value) *node {
+func buildAt(p Position, v *ojson.Value) *node {
 	switch p {
-	case posSchema:
+	case InSchema:
 		return build(v)
-	case posList:
+	case InList:
 		if v.Kind() == ojson.Array {
 			n := &node{kind: kList, vals: make([]*node, v.Len())}
 			for i := range n.vals {
@@ -74,7 +74,7 @@ func buildAt(p position, v *ojson.Value) *node {
 			return n
 		}
 		return build(v)
-	case posMap:
+	case InMap:
 		if v.Kind() == ojson.Object {
 			n := &node{kind: kMap, keys: make([]string, v.Len()), vals: make([]*node, v.Len())}
 			for i := 0; i < v.Len(); i++ {
@@ -90,7 +90,7 @@ func buildAt(p position, v *ojson.Value) *node {
 
 const indexThreshold = 16
 
-// find returns the position of key among n's members, or -1.
+// find returns the Position of key among n's members, or -1.
 func (n *node) find(key string) int {
 	if n.index != nil {
 		if i, ok := n.index[key]; ok {
