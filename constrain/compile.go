@@ -6,7 +6,6 @@ package constrain
 // ErrUnsupported naming its JSON pointer.
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -15,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/go-harmony/harmony/internal/schemanorm"
 )
 
 type compiler struct {
@@ -104,14 +105,14 @@ var refused = map[string]bool{
 	"$recursiveRef": true,
 }
 
+// ptrJoin returns the JSON pointer ptr followed by the reference tokens
+// toks.
 func ptrJoin(ptr string, toks ...string) string {
-	for _, t := range toks {
-		ptr += "/" + strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
-	}
-	return ptr
+	return string(schemanorm.Pointer(ptr).Append(toks...))
 }
 
-// resolve returns the value at a local reference "#/a/b".
+// resolve returns the pointer of the value a local reference ("#/a/b")
+// names, and the value.
 func (c *compiler) resolve(ptr, ref string) (string, any, error) {
 	if ref == "#" || ref == "" {
 		return "", c.root, nil
@@ -119,51 +120,15 @@ func (c *compiler) resolve(ptr, ref string) (string, any, error) {
 	if !strings.HasPrefix(ref, "#/") {
 		return "", nil, unsupported(ptr, "$ref %q (only local JSON pointers are followed)", ref)
 	}
-	v := c.root
-	target := ""
-	for _, tok := range strings.Split(ref[2:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		if strings.Contains(tok, "%") {
-			if u, err := urlUnescape(tok); err == nil {
-				tok = u
-			}
-		}
-		target = ptrJoin(target, tok)
-		switch x := v.(type) {
-		case map[string]any:
-			nv, ok := x[tok]
-			if !ok {
-				return "", nil, invalid(ptr, "$ref %q does not resolve", ref)
-			}
-			v = nv
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(x) {
-				return "", nil, invalid(ptr, "$ref %q does not resolve", ref)
-			}
-			v = x[i]
-		default:
-			return "", nil, invalid(ptr, "$ref %q does not resolve", ref)
-		}
+	target, err := schemanorm.ParseFragment(ref)
+	if err != nil {
+		return "", nil, invalid(ptr, "$ref %q: %v", ref, err)
 	}
-	return target, v, nil
-}
-
-func urlUnescape(s string) (string, error) {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) {
-			v, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
-			if err != nil {
-				return "", err
-			}
-			b.WriteByte(byte(v))
-			i += 2
-			continue
-		}
-		b.WriteByte(s[i])
+	v, ok := schemanorm.ResolveDecoded(c.root, target)
+	if !ok {
+		return "", nil, invalid(ptr, "$ref %q does not resolve", ref)
 	}
-	return b.String(), nil
+	return string(target), v, nil
 }
 
 // schema returns the node of the subschema v at ptr, memoized by pointer.
@@ -947,16 +912,6 @@ func (c *compiler) constNode(ptr string, v any) (*node, error) {
 	return c.enumNode(ptr, []any{v})
 }
 
-// decodeSchema decodes JSON keeping numbers exact.
-func decodeSchema(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("data after the schema")
-	}
-	return v, nil
-}
+// decodeSchema decodes a schema keeping numbers exact, refusing data after
+// it.
+var decodeSchema = schemanorm.Decode

@@ -1,0 +1,75 @@
+package constrain
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/go-harmony/harmony/internal/schemanorm"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestPointerTable compiles, for each reference of
+// internal/schemanorm/testdata/pointers.json, a schema whose root refers to
+// one of its definitions, each {"const": its name}: the grammar accepts the
+// name of the definition the table says, as schemanorm resolves it, and a
+// reference that names none is an invalid schema.
+func TestPointerTable(t *testing.T) {
+	b, err := os.ReadFile("../internal/schemanorm/testdata/pointers.json")
+	require.NoError(t, err)
+	var table struct {
+		Defs []string `json:"defs"`
+		Refs []struct {
+			Ref   string  `json:"ref"`
+			Names *string `json:"names"`
+		} `json:"refs"`
+	}
+	require.NoError(t, json.Unmarshal(b, &table))
+	defs := map[string]any{}
+	for _, name := range table.Defs {
+		defs[name] = map[string]any{"const": name}
+	}
+	enc := testEncoding(t)
+	for _, r := range table.Refs {
+		schema, err := json.Marshal(map[string]any{"$defs": defs, "$ref": r.Ref})
+		require.NoError(t, err)
+
+		// schemanorm's reading of the same reference.
+		var resolved any
+		if p, err := schemanorm.ParseFragment(r.Ref); err == nil {
+			root, err := schemanorm.Decode(schema)
+			require.NoError(t, err)
+			resolved, _ = schemanorm.ResolveDecoded(root, p)
+		}
+
+		g, err := CompileJSONSchema(enc, schema, nil)
+		if r.Names == nil {
+			assert.ErrorIs(t, err, ErrInvalidSchema, r.Ref)
+			assert.Nil(t, resolved, r.Ref)
+			continue
+		}
+		require.NoError(t, err, r.Ref)
+		assert.Equal(t, map[string]any{"const": *r.Names}, resolved, r.Ref)
+		for _, name := range table.Defs {
+			text, err := json.Marshal(name)
+			require.NoError(t, err)
+			m := g.NewMatcher()
+			accepts := m.AcceptBytes(text) == nil && m.CanEnd()
+			assert.Equal(t, name == *r.Names, accepts, "%s: %s", r.Ref, text)
+		}
+	}
+}
+
+// TestDecodeSchemaTrailingData: data after the schema makes it invalid, even
+// a closing bracket, which json.Decoder.More lets through.
+func TestDecodeSchemaTrailingData(t *testing.T) {
+	enc := testEncoding(t)
+	for _, s := range []string{`{} {}`, `{}]`, `{"type":"string"}}`, `true false`} {
+		_, err := CompileJSONSchema(enc, []byte(s), nil)
+		assert.ErrorIs(t, err, ErrInvalidSchema, s)
+		assert.ErrorContains(t, err, "data after the schema", s)
+	}
+	_, err := CompileJSONSchema(enc, []byte(" {}\n\t "), nil)
+	assert.NoError(t, err)
+}
