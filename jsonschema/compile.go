@@ -81,7 +81,7 @@ func newCompiler() *js.Compiler {
 
 // compileUncached parses, bounds, compiles and analyzes raw.
 func compileUncached(raw []byte, budget int64) (c *compiledSchema) {
-	doc, err := ojson.Parse(raw)
+	doc, err := ojson.ParseOptions{KeepNumberText: true}.Parse(raw)
 	if err != nil {
 		var se *ojson.SyntaxError
 		errors.As(err, &se)
@@ -94,10 +94,7 @@ func compileUncached(raw []byte, budget int64) (c *compiledSchema) {
 			c = &compiledSchema{pointer: badPattern(doc), err: fmt.Errorf("the schema cannot be compiled: %v", r)}
 		}
 	}()
-	v, err := decodeSchema(raw)
-	if err != nil {
-		return compileWhole(raw, doc, budget)
-	}
+	v := schemanorm.Decoded(doc)
 
 	// The compiler's quadratic parts: refuse what they cannot do in bounded
 	// time, and split the definitions off when that brings the cost down.
@@ -154,10 +151,8 @@ func compileSplit(raw []byte, doc *ojson.Value, plan *splitPlan, budget int64) *
 	}
 	if err != nil {
 		if meta, e := comp.Compile(draft2020Meta); e == nil {
-			if whole, e := decodeSchema(raw); e == nil {
-				if e := meta.Validate(whole); e != nil {
-					err = e
-				}
+			if e := meta.Validate(schemanorm.Decoded(doc)); e != nil {
+				err = e
 			}
 		}
 		ptr, cause := explainCompileErrorIn(doc, err, dm)
@@ -220,17 +215,6 @@ func compileStepsMessage(steps int64) string {
 	return fmt.Sprintf("compiling it would take about %d steps, more than %d", steps, maxCompileSteps)
 }
 
-// decodeSchema decodes raw as the compiler does.
-func decodeSchema(raw []byte) (any, error) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
 // isDraft2020Root reports whether the compiler reads the decoded schema v as
 // draft 2020-12 (the default when there is no "$schema").
 func isDraft2020Root(v any) bool {
@@ -266,7 +250,10 @@ func compileSteps(docs []splitDoc, draft2020 bool) (steps int64, at string, tota
 			value = m
 		}
 		var refs []string
-		eachSchema(value, func(v any) bool {
+		schemanorm.WalkDecoded(value, func(at schemanorm.Pointer, v any) bool {
+			if at != "" && !isSchema(v) {
+				return true
+			}
 			n++
 			m, ok := v.(map[string]any)
 			if !ok {
@@ -429,16 +416,20 @@ func refersTo(ref, target string) bool {
 }
 
 // resolvesLocally reports whether ref is a local JSON pointer reference that
-// resolves in doc; other references are reported as resolving.
+// resolves in doc (a pointer with a bad escape resolves nowhere); other
+// references, anchors included, are reported as resolving.
 func resolvesLocally(doc *ojson.Value, ref string) bool {
 	if !strings.HasPrefix(ref, "#") {
 		return true
 	}
-	ptr, ok := schemanorm.LocalPointer(ref)
-	if !ok {
+	ptr, err := schemanorm.ParseFragment(ref)
+	if errors.Is(err, schemanorm.ErrNotFragment) {
 		return true // an anchor
 	}
-	_, ok = schemanorm.Resolve(doc, ptr)
+	if err != nil {
+		return false
+	}
+	_, ok := schemanorm.Resolve(doc, string(ptr))
 	return ok
 }
 
@@ -462,7 +453,7 @@ func badPattern(doc *ojson.Value) string {
 			for i := 0; i < pp.Len(); i++ {
 				k, _ := pp.Member(i)
 				if _, err := regexp.Compile(k); err != nil {
-					found = p + "/patternProperties/" + strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+					found = string(schemanorm.Pointer(p).Append("patternProperties", k))
 					return
 				}
 			}

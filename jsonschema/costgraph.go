@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-harmony/harmony/internal/schemanorm"
 	js "github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -275,11 +276,11 @@ func (g *graph) build() {
 			push("else", s.Else)
 		}
 		for _, k := range sortedKeys(s.DependentSchemas) {
-			push("dependentSchemas/"+escapeToken(k), s.DependentSchemas[k])
+			push("dependentSchemas/"+schemanorm.EscapeToken(k), s.DependentSchemas[k])
 		}
 		for _, k := range sortedKeys(s.Dependencies) {
 			if c, ok := s.Dependencies[k].(*js.Schema); ok {
-				push("dependencies/"+escapeToken(k), c)
+				push("dependencies/"+schemanorm.EscapeToken(k), c)
 			}
 		}
 		n.inPlace, n.inKw = in, kws

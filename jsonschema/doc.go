@@ -19,7 +19,7 @@
 // validation can be exponential in the size of a schema: a 1.5 KB chain of
 // 24 definitions, each an allOf of two references to the next, costs 2^24
 // evaluations per value. Before a schema is used, an analysis of the
-// compiled schema bounds what validating any value can cost (budget.go has
+// compiled schema bounds what validating any value can cost (cost.go has
 // the details):
 //
 //   - The cost of a location of a value (the value itself, a member, an

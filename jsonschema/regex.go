@@ -9,7 +9,8 @@ package jsonschema
 import (
 	"fmt"
 	"regexp/syntax"
-	"strconv"
+
+	"github.com/go-harmony/harmony/internal/schemanorm"
 )
 
 // maxRegexpInsts bounds the instructions the distinct regular expressions
@@ -68,13 +69,17 @@ func checkRegexps(v any) *compiledSchema {
 		}
 		return true
 	}
-	walkSchemas(v, "", func(ptr string, m map[string]any) bool {
-		if p, ok := m["pattern"].(string); ok && !add(func() string { return ptr + "/pattern" }, p) {
+	schemanorm.WalkDecoded(v, func(ptr schemanorm.Pointer, v any) bool {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return true
+		}
+		if p, ok := m["pattern"].(string); ok && !add(func() string { return string(ptr.Append("pattern")) }, p) {
 			return false
 		}
 		if pp, ok := m["patternProperties"].(map[string]any); ok {
 			for _, k := range sortedKeys(pp) {
-				if !add(func() string { return ptr + "/patternProperties/" + escapeToken(k) }, k) {
+				if !add(func() string { return string(ptr.Append("patternProperties", k)) }, k) {
 					return false
 				}
 			}
@@ -82,46 +87,4 @@ func checkRegexps(v any) *compiledSchema {
 		return true
 	})
 	return refusal
-}
-
-// walkSchemas calls fn for every schema object of the decoded document v,
-// in document order as far as a decoded object has one (keys sorted), with
-// its JSON pointer; fn returns false to stop.
-func walkSchemas(v any, ptr string, fn func(ptr string, m map[string]any) bool) bool {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return true
-	}
-	if !fn(ptr, m) {
-		return false
-	}
-	for _, k := range sortedKeys(m) {
-		c := m[k]
-		p := ptr + "/" + escapeToken(k)
-		switch keywordPos(k) {
-		case posSchema:
-			if !walkSchemas(c, p, fn) {
-				return false
-			}
-		case posList:
-			if arr, ok := c.([]any); ok {
-				for i, e := range arr {
-					if !walkSchemas(e, p+"/"+strconv.Itoa(i), fn) {
-						return false
-					}
-				}
-			} else if !walkSchemas(c, p, fn) {
-				return false
-			}
-		case posMap:
-			if mm, ok := c.(map[string]any); ok {
-				for _, name := range sortedKeys(mm) {
-					if !walkSchemas(mm[name], p+"/"+escapeToken(name), fn) {
-						return false
-					}
-				}
-			}
-		}
-	}
-	return true
 }

@@ -22,79 +22,12 @@ package jsonschema
 // original schema (see docMap).
 
 import (
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/go-harmony/harmony/internal/schemanorm"
 )
-
-// position is how a keyword's value holds subschemas.
-type position uint8
-
-const (
-	posNone   position = iota
-	posSchema          // one schema
-	posList            // an array of schemas, or one schema
-	posMap             // an object whose member values are schemas
-)
-
-// keywordPos tells how the value of a keyword holds subschemas in any draft
-// jsonschema/v5 knows, as its (*Draft).listSubschemas does.
-func keywordPos(kw string) position {
-	switch kw {
-	case "$defs", "definitions", "properties", "patternProperties", "dependentSchemas", "dependencies":
-		return posMap
-	case "not", "additionalProperties", "additionalItems", "propertyNames", "contains", "if", "then", "else",
-		"unevaluatedProperties", "unevaluatedItems", "contentSchema":
-		return posSchema
-	case "allOf", "anyOf", "oneOf", "items", "prefixItems":
-		return posList
-	}
-	return posNone
-}
-
-// eachSchema calls fn for every schema position of the decoded document v
-// (v first, then its subschemas in no particular order), objects and
-// booleans alike. fn returns false to stop the walk; eachSchema reports
-// whether it ran to the end.
-func eachSchema(v any, fn func(v any) bool) bool {
-	if !fn(v) {
-		return false
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return true
-	}
-	for k, c := range m {
-		switch keywordPos(k) {
-		case posSchema:
-			if isSchema(c) && !eachSchema(c, fn) {
-				return false
-			}
-		case posList:
-			if arr, ok := c.([]any); ok {
-				for _, e := range arr {
-					if isSchema(e) && !eachSchema(e, fn) {
-						return false
-					}
-				}
-			} else if isSchema(c) && !eachSchema(c, fn) {
-				return false
-			}
-		case posMap:
-			if mm, ok := c.(map[string]any); ok {
-				for _, e := range mm {
-					if isSchema(e) && !eachSchema(e, fn) {
-						return false
-					}
-				}
-			}
-		}
-	}
-	return true
-}
 
 // isSchema reports whether a decoded value can be a schema.
 func isSchema(v any) bool {
@@ -106,35 +39,39 @@ func isSchema(v any) bool {
 }
 
 // isSchemaAt reports whether the canonical JSON pointer ptr names a schema
-// position of the decoded document v (one eachSchema visits).
+// position of the decoded document v (one schemanorm.WalkDecoded visits
+// with a schema there).
 func isSchemaAt(v any, ptr string) bool {
-	if ptr == "" {
+	toks, err := schemanorm.Pointer(ptr).Tokens()
+	if err != nil {
+		return false
+	}
+	if len(toks) == 0 {
 		return isSchema(v)
 	}
-	toks := strings.Split(ptr[1:], "/")
 	for i := 0; i < len(toks); i++ {
 		m, ok := v.(map[string]any)
 		if !ok {
 			return false
 		}
-		c, ok := m[unescapeToken(toks[i])]
+		c, ok := m[toks[i]]
 		if !ok {
 			return false
 		}
-		switch keywordPos(unescapeToken(toks[i])) {
-		case posSchema:
-		case posList:
+		switch schemanorm.KeywordPosition(toks[i]) {
+		case schemanorm.InSchema:
+		case schemanorm.InList:
 			if arr, isArr := c.([]any); isArr {
 				if i++; i == len(toks) {
 					return false
 				}
-				n, err := strconv.Atoi(toks[i])
-				if err != nil || n < 0 || n >= len(arr) || strconv.Itoa(n) != toks[i] {
+				n, ok := schemanorm.ArrayIndex(toks[i], len(arr))
+				if !ok {
 					return false
 				}
 				c = arr[n]
 			}
-		case posMap:
+		case schemanorm.InMap:
 			mm, isMap := c.(map[string]any)
 			if !isMap {
 				return false
@@ -142,7 +79,7 @@ func isSchemaAt(v any, ptr string) bool {
 			if i++; i == len(toks) {
 				return false
 			}
-			if c, ok = mm[unescapeToken(toks[i])]; !ok {
+			if c, ok = mm[toks[i]]; !ok {
 				return false
 			}
 		default:
@@ -154,21 +91,6 @@ func isSchemaAt(v any, ptr string) bool {
 		v = c
 	}
 	return true
-}
-
-func unescapeToken(tok string) string {
-	if !strings.Contains(tok, "~") {
-		return tok
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-}
-
-// escapeToken escapes a JSON pointer token (RFC 6901).
-func escapeToken(tok string) string {
-	if !strings.ContainsAny(tok, "~/") {
-		return tok
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
 }
 
 // splitDoc is one document given to the compiler.
@@ -235,7 +157,7 @@ func planSplit(root any) (*splitPlan, bool) {
 		}
 		slices.Sort(names)
 		for _, name := range names {
-			prefix := "/" + kw + "/" + escapeToken(name)
+			prefix := string(schemanorm.Pointer("").Append(kw, name))
 			defURL[prefix] = len(docs)
 			docs = append(docs, splitDoc{url: "harmony:///def/" + strconv.Itoa(len(docs)) + ".json", prefix: prefix, value: defs[name]})
 		}
@@ -246,10 +168,8 @@ func planSplit(root any) (*splitPlan, bool) {
 
 	// Check every subschema, and gather the references.
 	var refs []splitRef
-	first := true // eachSchema visits the root first
-	ok = eachSchema(m, func(v any) bool {
-		isRoot := first
-		first = false
+	ok = schemanorm.WalkDecoded(m, func(at schemanorm.Pointer, v any) bool {
+		isRoot := at == ""
 		s, isObj := v.(map[string]any)
 		if !isObj {
 			return true
@@ -333,16 +253,12 @@ func definitionPrefix(ptr string) string {
 
 // fragment turns a canonical JSON pointer into a URL fragment escaped as
 // jsonschema/v5 escapes the locations of subschemas, so that the compiler
-// finds the subschema it already knows: "#" for the root, else "#/a%20b/0".
+// finds the subschema it already knows: "" for the root, else "#/a%20b/0".
 func fragment(ptr string) string {
 	if ptr == "" {
 		return ""
 	}
-	toks := strings.Split(ptr[1:], "/")
-	for i, t := range toks {
-		toks[i] = url.PathEscape(t)
-	}
-	return "#/" + strings.Join(toks, "/")
+	return schemanorm.Pointer(ptr).Fragment()
 }
 
 // docMap maps the locations jsonschema/v5 reports ("URL#/frag") back to JSON

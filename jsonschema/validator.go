@@ -1,14 +1,13 @@
 package jsonschema
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/cache"
+	"github.com/go-harmony/harmony/internal/schemanorm"
 )
 
 // Defaults of [Options].
@@ -147,7 +146,7 @@ func (v *Validator) checkTools(errs []error, tools map[string]harmony.ToolNamesp
 			name = key
 		}
 		for _, t := range ns.Tools {
-			if noParameters(t.Parameters) {
+			if schemanorm.NoParameters(t.Parameters) {
 				continue
 			}
 			if c := v.compile(t.Parameters); c.err != nil {
@@ -156,11 +155,6 @@ func (v *Validator) checkTools(errs []error, tools map[string]harmony.ToolNamesp
 		}
 	}
 	return errs
-}
-
-func noParameters(p json.RawMessage) bool {
-	p = bytes.TrimSpace(p)
-	return len(p) == 0 || string(p) == "null"
 }
 
 // ValidateToolArguments validates arguments, the content of a parsed tool
@@ -176,7 +170,7 @@ func noParameters(p json.RawMessage) bool {
 // request costs one compilation per distinct schema while the cache holds it.
 func (v *Validator) ValidateToolArguments(tool harmony.ToolDescription, arguments string) error {
 	subject := "arguments of tool " + tool.Name
-	if noParameters(tool.Parameters) {
+	if schemanorm.NoParameters(tool.Parameters) {
 		if strings.TrimSpace(arguments) == "" {
 			return nil
 		}
