@@ -1,7 +1,7 @@
 package harmony
 
 // This file holds the structured contents of system and developer messages:
-// the settings, the tools (described to the model in prompt.go) and the
+// the settings, the tools (described to the model in tools_ts.go) and the
 // built-in tool namespaces with the reference's exact texts.
 
 import (

@@ -82,7 +82,7 @@ func (e *Encoding) normalizeTools(tools map[string]ToolNamespaceConfig) (map[str
 		if ns.Tools != nil {
 			ts := make([]ToolDescription, len(ns.Tools))
 			for i, t := range ns.Tools {
-				if !noParameters(t.Parameters) {
+				if !schemanorm.NoParameters(t.Parameters) {
 					p, err := e.normalizeCached(t.Parameters)
 					if err != nil {
 						return nil, &SchemaError{Tool: namespaceName(key, ns) + "." + t.Name, Err: err}

@@ -8,10 +8,10 @@ package harmony
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 
+	"github.com/go-harmony/harmony/internal/schemanorm"
 	"github.com/go-harmony/harmony/internal/schemats"
 )
 
@@ -50,7 +50,7 @@ func (e *Encoding) writeToolsSection(b *textBuilder, tools map[string]ToolNamesp
 			b.writeLines(tool.Description, "\n// ", "")
 			b.writeString("\ntype ")
 			b.writeString(tool.Name)
-			if !noParameters(tool.Parameters) {
+			if !schemanorm.NoParameters(tool.Parameters) {
 				ts, err := e.typeScript(bytes.TrimSpace(tool.Parameters))
 				if err != nil {
 					return fmt.Errorf("%w: tool %q in namespace %q: %v", ErrInvalidSchema, tool.Name, ns.Name, err)
@@ -81,11 +81,4 @@ func (e *Encoding) typeScript(schema []byte) (string, error) {
 	}
 	e.typeScripts.Put(string(schema), ts, int64(len(ts)))
 	return ts, nil
-}
-
-// noParameters reports whether a tool's parameters say it takes none, as the
-// renderer reads them: nothing, or JSON null.
-func noParameters(p json.RawMessage) bool {
-	p = bytes.TrimSpace(p)
-	return len(p) == 0 || string(p) == "null"
 }
