@@ -463,16 +463,16 @@ func badPattern(doc *ojson.Value) string {
 }
 
 // unescapeLocation turns the validator's locations, whose tokens are also
-// URL-path-escaped, into plain JSON pointers.
+// URL-path-escaped, into plain JSON pointers: it reads them as the URI
+// fragment form of a pointer. A location that does not read as one is left
+// as it is.
 func unescapeLocation(loc string) string {
 	if !strings.Contains(loc, "%") {
 		return loc
 	}
-	toks := strings.Split(loc, "/")
-	for i, t := range toks {
-		if u, err := url.PathUnescape(t); err == nil {
-			toks[i] = u
-		}
+	p, err := schemanorm.ParseFragment("#" + loc)
+	if err != nil {
+		return loc
 	}
-	return strings.Join(toks, "/")
+	return string(p)
 }
