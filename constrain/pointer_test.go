@@ -2,38 +2,24 @@ package constrain
 
 import (
 	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/schemanorm"
+	"github.com/go-harmony/harmony/internal/testsupport/pointers"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// TestPointerTable compiles, for each reference of
-// internal/schemanorm/testdata/pointers.json, a schema whose root refers to
-// one of its definitions, each {"const": its name}: the grammar accepts the
-// name of the definition the table says, as schemanorm resolves it, and a
-// reference that names none is an invalid schema.
+// TestPointerTable compiles, for each reference of the table of
+// internal/testsupport/pointers, a schema whose root refers to one of its
+// definitions, each {"const": its name}: the grammar accepts the name of the
+// definition the table says, as schemanorm resolves it, and a reference that
+// names none is an invalid schema.
 func TestPointerTable(t *testing.T) {
-	b, err := os.ReadFile("../internal/schemanorm/testdata/pointers.json")
-	require.NoError(t, err)
-	var table struct {
-		Defs []string `json:"defs"`
-		Refs []struct {
-			Ref   string  `json:"ref"`
-			Names *string `json:"names"`
-		} `json:"refs"`
-	}
-	require.NoError(t, json.Unmarshal(b, &table))
-	defs := map[string]any{}
-	for _, name := range table.Defs {
-		defs[name] = map[string]any{"const": name}
-	}
+	tab := pointers.Load(t)
 	enc := testEncoding(t)
-	for _, r := range table.Refs {
-		schema, err := json.Marshal(map[string]any{"$defs": defs, "$ref": r.Ref})
-		require.NoError(t, err)
+	for _, r := range tab.Refs {
+		schema := tab.Schema(t, r.Ref)
 
 		// schemanorm's reading of the same reference.
 		var resolved any
@@ -51,7 +37,7 @@ func TestPointerTable(t *testing.T) {
 		}
 		require.NoError(t, err, r.Ref)
 		assert.Equal(t, map[string]any{"const": *r.Names}, resolved, r.Ref)
-		for _, name := range table.Defs {
+		for _, name := range tab.Defs {
 			text, err := json.Marshal(name)
 			require.NoError(t, err)
 			m := g.NewMatcher()

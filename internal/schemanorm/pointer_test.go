@@ -2,53 +2,21 @@ package schemanorm
 
 import (
 	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/go-harmony/harmony/internal/ojson"
+	"github.com/go-harmony/harmony/internal/testsupport/pointers"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// pointerCases is testdata/pointers.json, which the tests of constrain and
-// jsonschema read too, so that every reader of schemas is held to one table.
-type pointerCases struct {
-	Defs []string `json:"defs"`
-	Refs []struct {
-		Ref   string  `json:"ref"`
-		Names *string `json:"names"`
-	} `json:"refs"`
-}
-
-// pointerSchema returns the schema of the table for ref: one definition per
-// name, each {"const": name}, and "$ref": ref at the root.
-func pointerSchema(t *testing.T, defs []string, ref string) []byte {
-	t.Helper()
-	d := map[string]any{}
-	for _, name := range defs {
-		d[name] = map[string]any{"const": name}
-	}
-	b, err := json.Marshal(map[string]any{"$defs": d, "$ref": ref})
-	require.NoError(t, err)
-	return b
-}
-
-func loadPointerCases(t *testing.T) pointerCases {
-	t.Helper()
-	b, err := os.ReadFile("testdata/pointers.json")
-	require.NoError(t, err)
-	var c pointerCases
-	require.NoError(t, json.Unmarshal(b, &c))
-	return c
-}
-
-// TestPointerTable checks the rule of testdata/pointers.json against
+// TestPointerTable checks the table of internal/testsupport/pointers against
 // ParseFragment with Resolve and ResolveDecoded, and against what Normalize
 // inlines.
 func TestPointerTable(t *testing.T) {
-	c := loadPointerCases(t)
-	for _, r := range c.Refs {
-		schema := pointerSchema(t, c.Defs, r.Ref)
+	tab := pointers.Load(t)
+	for _, r := range tab.Refs {
+		schema := tab.Schema(t, r.Ref)
 		doc, err := ojson.Parse(schema)
 		require.NoError(t, err)
 		dec, err := Decode(schema)
