@@ -123,7 +123,7 @@ func fracGE(b string) string {
 	if b == "" {
 		return `[0-9]*`
 	}
-	alts := []string{regexpQuoteASCII(b) + `[0-9]*`}
+	alts := []string{b + `[0-9]*`}
 	for i := 0; i < len(b); i++ {
 		if b[i] == '9' {
 			continue
@@ -144,8 +144,6 @@ func fracLE(b string) string {
 	}
 	return `(?:` + strings.Join(alts, "|") + `)`
 }
-
-func regexpQuoteASCII(s string) string { return s }
 
 // absGE is the regexp of non-negative decimals ip(.fp)? whose value is >=
 // the value of (i, f); absLE of those <=. integer restricts to integers.
