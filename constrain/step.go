@@ -9,6 +9,8 @@ package constrain
 // completed (the DFAs are trimmed, objects and arrays check what they still
 // need), so a live thread always has a valid completion.
 
+import "unicode/utf8"
+
 const (
 	fRoot = iota
 	fObj
@@ -361,11 +363,16 @@ func strLive(f *frame, q int32) bool {
 	return true
 }
 
-// feedRune feeds the UTF-8 bytes of code point r to the string automaton.
+// feedRune feeds the UTF-8 bytes of code point r, the value of an escape,
+// to the string automaton, counting it when the length is counted. r is
+// always a Unicode scalar value: stepString diverts a high surrogate to
+// wait for its low half, refuses a lone low one, and combines a pair into
+// U+10000..U+10FFFF, so utf8.EncodeRune never meets the surrogates or
+// out-of-range values it would write as U+FFFD (TestEscapeBytes pins it).
 func (s *stepper) feedRune(th thread, r rune, out []thread) []thread {
 	f := &th.top
 	var buf [4]byte
-	nb := encodeRune(buf[:], r)
+	nb := utf8.EncodeRune(buf[:], r)
 	q := f.st
 	for i := 0; i < nb && q >= 0; i++ {
 		q = f.d.step(q, buf[i])
@@ -596,22 +603,6 @@ func (s *stepper) stepString(th thread, b byte, out []thread) []thread {
 		}
 		return s.feedRune(th, 0x10000+(rune(hi)-0xD800)<<10+rune(v)-0xDC00, out)
 	}
-}
-
-func encodeRune(p []byte, r rune) int {
-	switch {
-	case r < 0x80:
-		p[0] = byte(r)
-		return 1
-	case r < 0x800:
-		p[0], p[1] = 0xC0|byte(r>>6), 0x80|byte(r)&0x3F
-		return 2
-	case r < 0x10000:
-		p[0], p[1], p[2] = 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F
-		return 3
-	}
-	p[0], p[1], p[2], p[3] = 0xF0|byte(r>>18), 0x80|byte(r>>12)&0x3F, 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F
-	return 4
 }
 
 // canEnd reports whether th has read a complete value.
