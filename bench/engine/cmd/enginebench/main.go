@@ -36,6 +36,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -511,12 +512,7 @@ func writeTable(w io.Writer, rep *report) {
 	}
 	if len(rep.Failed) > 0 {
 		fmt.Fprintln(w)
-		var failed []string
-		for n := range rep.Failed {
-			failed = append(failed, n)
-		}
-		slices.Sort(failed)
-		for _, n := range failed {
+		for _, n := range slices.Sorted(maps.Keys(rep.Failed)) {
 			fmt.Fprintf(w, "- %s failed: %s\n", n, strings.ReplaceAll(rep.Failed[n], "\n", " "))
 		}
 	}
