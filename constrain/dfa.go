@@ -9,6 +9,12 @@ package constrain
 // Every DFA is trimmed: a state from which no accepting state can be reached
 // is removed, so "the transition exists" means "the prefix can still be
 // completed". That is what makes masks exact without lookahead.
+//
+// The NFA is built in nfa.go and determinized in subset.go; product.go
+// combines automata (allOf, anyOf, lengths) and literals.go builds those of
+// finite sets of strings directly. This file holds the dfa type and what is
+// done to one once built: trimming, merging byte classes, and finding the
+// states where a string's content is no longer constrained.
 
 import "slices"
 
@@ -26,6 +32,11 @@ const (
 // dfa is a trimmed deterministic automaton over bytes. State 0 is the start;
 // next[s*ncls+cls[b]] is the state after byte b, or -1 when no accepted
 // string has that prefix. A nil *dfa accepts nothing.
+//
+// The table is indexed by byte class, not byte: cls maps each byte to one of
+// ncls classes of bytes that every state treats alike, so that a row holds
+// one entry per class instead of 256 and a product visits one byte per pair
+// of classes.
 type dfa struct {
 	ncls      int
 	cls       [256]uint8
@@ -38,15 +49,28 @@ type dfa struct {
 	ueq []int32
 }
 
+// step returns the state after byte b from state s, or -1 when no string d
+// accepts goes that way. s must be a state (not -1).
 func (d *dfa) step(s int32, b byte) int32 { return d.next[int(s)*d.ncls+int(d.cls[b])] }
 
+// states is the number of states of d, numbered from 0 (the start).
 func (d *dfa) states() int { return len(d.accept) }
 
-// bytes is the memory d holds.
+// bytes estimates the memory d holds for GrammarStats: the struct and its
+// class table, and 4 bytes a table entry and 1 a state.
 func (d *dfa) bytes() int { return 300 + 4*len(d.next) + len(d.accept) }
 
-// trim removes the states that cannot reach an accepting state; nil when the
-// start state is one of them. It allocates some three times d's table.
+// trim removes the states that cannot reach an accepting state, and those
+// the start cannot reach; nil when the start state is one of them. It is
+// what every construction ends with, and what gives every automaton its
+// invariant: a transition that exists can be completed to an accepted
+// string, so the matcher needs no lookahead to keep a thread live.
+//
+// Liveness is found backwards from the accepting states over reverse edges
+// (kept in CSR form: rev[revOff[t]:revOff[t+1]] are the states with an edge
+// to t), then the live states are renumbered in breadth-first order from
+// the start, which stays state 0, and the byte classes merged by
+// compactClasses. It allocates some three times d's table.
 func (d *dfa) trim(m *meter) (*dfa, error) {
 	ns := d.states()
 	// The reverse edges, live, num, order, and the trimmed table.
@@ -127,8 +151,12 @@ func (d *dfa) trim(m *meter) (*dfa, error) {
 	return out.compactClasses(), nil
 }
 
-// compactClasses merges byte classes whose columns are identical. Columns
-// are grouped by a hash and compared only within a group.
+// compactClasses merges byte classes whose columns are identical: trimming
+// and products leave classes that no state tells apart any more, and each
+// class costs a table entry per state in this automaton and in every
+// product it takes part in. Columns are grouped by an FNV hash of their
+// entries and compared only within a group, so the work is linear in the
+// table unless hashes collide. It returns d itself when no class merges.
 func (d *dfa) compactClasses() *dfa {
 	ns := d.states()
 	same := func(a, b int) bool {
@@ -195,7 +223,11 @@ func growRow(next []int32, n int) []int32 {
 	return grown
 }
 
-// universalDFA accepts every valid UTF-8 string.
+// universalDFA accepts every valid UTF-8 string: the content of an
+// unconstrained string. Its states are the positions inside a UTF-8
+// character (0 between characters); it is the neutral element of opAnd
+// (product returns the other side) and the automaton whose string masks the
+// vocabulary precomputes, one per state.
 var universalDFA = func() *dfa {
 	d, err := anchoredDFA(nil, `(?s).*`)
 	if err != nil {
@@ -218,6 +250,10 @@ func (d *dfa) liveInRange(s int32, lo, hi rune) bool {
 	return found
 }
 
+// liveSeq reports whether some byte string of seq (a byte from each range
+// in turn) leads d from s to a state; since d is trimmed, a state reached is
+// live. It tries one byte of each class of a range, since the bytes of a
+// class lead to the same state.
 func (d *dfa) liveSeq(s int32, seq []byteRange) bool {
 	if len(seq) == 0 {
 		return true

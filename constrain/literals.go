@@ -1,5 +1,9 @@
 package constrain
 
+// Automata of finite sets of strings, built as tries without going through
+// a regular expression: enum and const strings (literalsDFA), and with the
+// same sortedTrie, the names of an object's properties (buildKeys).
+
 import "fmt"
 
 // sortedTrie is the trie of a sorted list of strings, built a string at a

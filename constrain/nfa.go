@@ -1,6 +1,9 @@
 package constrain
 
-// NFA construction.
+// NFA construction: a regular expression, as regexp/syntax parses it, made
+// into a Thompson NFA over bytes, and the entry points that take a pattern
+// to a trimmed DFA (searchDFA for a schema's pattern, anchoredDFA for the
+// package's own regexps).
 
 import (
 	"fmt"
@@ -14,21 +17,28 @@ const (
 	nEps          // epsilon to out
 	nBegin        // epsilon to out, only at the start of the text
 	nEnd          // epsilon to out, only at the end of the text
-	nMatch
+	nMatch        // the accepting state
 )
 
+// nstate is one NFA state, op saying how it moves (an nByte state with lo >
+// hi moves on no byte). A state is named by its index in nfa.st.
 type nstate struct {
 	op        uint8
 	lo, hi    byte
 	out, out1 int32
 }
 
+// nfa is an NFA under construction. Its first error (a bound or the budget
+// passed) sticks in err: add then returns the placeholder 0, so that compile
+// checks err once at each operator instead of after every state.
 type nfa struct {
 	st  []nstate
 	err error
 	m   *meter
 }
 
+// add appends s and returns its index, charging a state and its 12 bytes;
+// past maxNFAStates or the budget it sets n.err and returns 0.
 func (n *nfa) add(s nstate) int32 {
 	if len(n.st) >= maxNFAStates {
 		n.err = fmt.Errorf("%w: regular expression needs more than %d NFA states", ErrTooComplex, maxNFAStates)
@@ -60,7 +70,9 @@ func (n *nfa) runeRange(lo, hi rune, next int32) int32 {
 	return entry
 }
 
-// class adds states for a set of rune ranges (pairs lo, hi).
+// class adds states for a set of rune ranges (pairs lo, hi), one branch
+// per byte-sequence shape, going on to next; it returns the entry state, or
+// -1 when the set holds no code point.
 func (n *nfa) class(ranges []rune, next int32) int32 {
 	entry := int32(-1)
 	for i := 0; i+1 < len(ranges); i += 2 {
@@ -77,12 +89,22 @@ func (n *nfa) class(ranges []rune, next int32) int32 {
 	return entry
 }
 
+// anyRune is the class of every code point, as class's pairs (utf8Seqs
+// leaves the surrogates out).
 var anyRune = []rune{0, unicode.MaxRune}
 
 // never returns a state with no way out (an empty class).
 func (n *nfa) never() int32 { return n.add(nstate{op: nByte, lo: 1, hi: 0}) }
 
 // compile adds states for re going on to next and returns the entry state.
+// The NFA is built back to front: each operator is compiled knowing the
+// state its match goes on to, so no dangling exit has to be patched but a
+// loop's, whose split state is made before its body and filled in after.
+// A literal or class becomes the byte sequences of its UTF-8 encodings, so
+// the automaton reads bytes and accepts only valid UTF-8. OpRepeat is
+// unrolled, its optional copies nested (x{1,3} is x(x(x)?)?); parseRegexp
+// simplifies, which already expands repetitions, so that case serves a tree
+// that was not simplified, within the bound of 1000.
 func (n *nfa) compile(re *syntax.Regexp, next int32) int32 {
 	if n.err != nil {
 		return 0
@@ -177,7 +199,8 @@ func (n *nfa) compile(re *syntax.Regexp, next int32) int32 {
 }
 
 // parseRegexp parses an ECMA-262 pattern as Go's regexp package reads it
-// (RE2 syntax, Perl flags), which is what the validator does.
+// (RE2 syntax, Perl flags), which is what the validator does, and
+// simplifies it (counted repetitions expanded, nested quantifiers folded).
 func parseRegexp(pattern string) (*syntax.Regexp, error) {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
@@ -186,8 +209,9 @@ func parseRegexp(pattern string) (*syntax.Regexp, error) {
 	return re.Simplify(), nil
 }
 
-// searchDFA compiles pattern with JSON Schema's semantics: the string
-// matches when it contains a match (unanchored), over valid UTF-8.
+// searchDFA compiles a schema's pattern with JSON Schema's semantics: the
+// string matches when it contains a match (unanchored), over valid UTF-8. A
+// pattern that does not parse is ErrInvalidSchema.
 func searchDFA(m *meter, pattern string) (*dfa, error) {
 	if err := chargePattern(m, pattern); err != nil {
 		return nil, err
@@ -199,7 +223,9 @@ func searchDFA(m *meter, pattern string) (*dfa, error) {
 	return regexpDFA(m, re, true)
 }
 
-// anchoredDFA compiles a pattern that must match the whole string.
+// anchoredDFA compiles a pattern that must match the whole string: the
+// package's own regexps (formats, number ranges and spellings), which are
+// known to parse.
 func anchoredDFA(m *meter, pattern string) (*dfa, error) {
 	if err := chargePattern(m, pattern); err != nil {
 		return nil, err
@@ -217,8 +243,10 @@ func chargePattern(m *meter, pattern string) error {
 	return m.charge(1+len(pattern)/16, 2048+patternBytesPerByte*len(pattern))
 }
 
-// regexpDFA builds the DFA of re; unanchored adds the implicit .* on both
-// sides of a search.
+// regexpDFA builds the trimmed DFA of re; unanchored adds the implicit .*
+// on both sides of a search, as loops of any code point before re's entry
+// and after its match, so that determinizing gives one automaton that finds
+// a match at any position rather than a search per start.
 func regexpDFA(m *meter, re *syntax.Regexp, unanchored bool) (*dfa, error) {
 	n := &nfa{m: m}
 	match := n.add(nstate{op: nMatch})

@@ -1,9 +1,14 @@
 package constrain
 
-// Product construction.
+// The product construction: the intersection, union or difference of two
+// DFAs (allOf, anyOf, exclusive bounds), and lengthDFA, the product of the
+// universal automaton with a counter of code points, built directly.
 
 import "fmt"
 
+// productOp says how a product combines its sides: opAnd accepts what both
+// accept, opOr what either does, opAndNot what the first accepts and the
+// second does not.
 type productOp uint8
 
 const (
@@ -15,8 +20,8 @@ const (
 // product combines a and b (nil is the empty language) by op. Its
 // shortcuts take every automaton to accept only valid UTF-8, as those
 // compiled from patterns do: the universal automaton is then a neutral
-// element of opAnd. An automaton over raw bytes (lengthDFA's counter) goes
-// through cross instead.
+// element of opAnd. An automaton over raw bytes (the counter
+// ops_test.go checks lengthDFA with) goes through cross instead.
 func product(m *meter, a, b *dfa, op productOp) (*dfa, error) {
 	switch op {
 	case opAnd:
@@ -52,6 +57,17 @@ func product(m *meter, a, b *dfa, op productOp) (*dfa, error) {
 
 // cross is the product construction itself, without product's shortcuts;
 // a and b are not nil (product answers for the empty language).
+//
+// A state is a pair of states, one of a and one of b, -1 on a side that has
+// died: opOr goes on with either side alive and opAndNot with a alone (a
+// string b can no longer complete is not in b). Pairs are explored from
+// (0, 0) and numbered as found; the byte classes are the pairs of classes
+// that occur, one byte of each standing for it. The index of a pair is a
+// table of (a's states + 1) × (b's states + 1) entries when that is at most
+// 2^14, which is cheaper to look up than a map, and a map past it, where
+// the table would be mostly empty and too large to clear (its overhead is
+// charged per state found). The result is trimmed, which also removes the
+// pairs opAnd reaches that cannot end in an accepting one.
 func cross(m *meter, a, b *dfa, op productOp) (*dfa, error) {
 	d := &dfa{}
 	type pair struct{ ca, cb uint8 }

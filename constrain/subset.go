@@ -1,11 +1,31 @@
 package constrain
 
+// The subset construction: the DFA of an NFA, each DFA state standing for
+// the set of NFA states the text read so far can have reached.
+
 import (
 	"fmt"
 	"slices"
 )
 
-// determinize runs the subset construction.
+// determinize builds the trimmed DFA of n from its entry state by the
+// subset construction.
+//
+// A DFA state is the epsilon closure of a set of NFA states, kept as the
+// sorted list of the states in it that do something (nByte, nMatch, and
+// nEnd when not at the end): two closures with the same such states behave
+// alike, and sorting makes them the same key. The anchors are resolved in
+// the closure: nBegin passes only in the closure of the entry (atStart),
+// nEnd only in a closure taken as if the text ended there (atEnd), which is
+// why a state's acceptance comes from a second closure of its subset rather
+// than from the subset itself.
+//
+// The states are numbered as they are found and their rows filled in that
+// order, so the table grows a row at a time (growRow). Each new state is
+// charged to the budget with its subset, key and row, and with the closure
+// work since the last one (a state per visitsPerState NFA states visited);
+// maxDFAStates bounds the states and maxSubsetTotal the NFA states summed
+// over their subsets, which bounds the time and memory of the keys.
 func (n *nfa) determinize(entry int32) (*dfa, error) {
 	m := n.m
 	d := &dfa{}

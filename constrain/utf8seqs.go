@@ -1,17 +1,23 @@
 package constrain
 
-// UTF-8 range splitting.
+// UTF-8 range splitting: a range of code points as the sequences of byte
+// ranges that encode it, what the NFA's classes are built from and what an
+// escape in progress is checked with.
 
 import (
 	"unicode"
 	"unicode/utf8"
 )
 
+// byteRange is the bytes lo to hi, both included.
 type byteRange struct{ lo, hi byte }
 
 // utf8Seqs calls emit with sequences of byte ranges whose concatenations
 // are exactly the UTF-8 encodings of the runes in [lo, hi], surrogates
-// excluded (the algorithm of Russ Cox's and Rust's utf8-ranges).
+// excluded (the algorithm of Russ Cox's and Rust's utf8-ranges). The range
+// is split until each piece has one encoding length and its encodings are
+// exactly the byte strings with each byte in the range of its position, the
+// sequence emit gets. emit may not keep the slice.
 func utf8Seqs(lo, hi rune, emit func([]byteRange)) {
 	if hi > unicode.MaxRune {
 		hi = unicode.MaxRune
