@@ -90,6 +90,9 @@ type meter struct {
 // looks at the context: some 100 µs.
 const pollEvery = 1 << 12
 
+// newMeter returns the meter of one compilation under ctx, charging b with
+// b's limits (the defaults for zero ones). b is charged in place, so one
+// Budget shared by several compilations sums them.
 func newMeter(ctx context.Context, b *Budget) *meter {
 	m := &meter{ctx: ctx, b: b, maxStates: b.MaxStates, maxBytes: b.MaxBytes}
 	if m.maxStates <= 0 {
@@ -123,7 +126,8 @@ func (m *meter) charge(states, bytes int) error {
 	return nil
 }
 
-// check looks at the context.
+// check looks at the context, making its error the meter's sticky error
+// when it is done.
 func (m *meter) check() error {
 	if m == nil {
 		return nil
@@ -136,7 +140,8 @@ func (m *meter) check() error {
 	return m.err
 }
 
-// atOrRoot is the pointer being compiled ("" without a meter).
+// atOrRoot is the pointer being compiled ("" without a meter), which the
+// nodes and specs made record to name themselves in later errors.
 func (m *meter) atOrRoot() string {
 	if m == nil {
 		return ""

@@ -18,6 +18,12 @@ import (
 	"github.com/go-harmony/harmony/internal/schemanorm"
 )
 
+// compiler holds one compilation: the decoded document ($ref resolves in
+// it), the nodes and specs made so far (their ids index these slices), the
+// memo tables that make sharing explicit (byPtr gives each subschema one
+// node, which is what closes a recursive $ref into a cycle; inter holds
+// the intersections by pair, lengths and numbers the automata by their
+// keywords) and the meter charging the work.
 type compiler struct {
 	root     any
 	opts     Options
@@ -185,6 +191,11 @@ func (c *compiler) schema(ptr string, v any) (*node, error) {
 	return nil, invalid(ptr, "a schema must be an object or a boolean")
 }
 
+// compileMap compiles the schema object m at ptr. With $ref, it is the
+// node of the target, intersected with m's other keywords in 2019-09 and
+// later; in drafts 4 to 7 those siblings are ignored, and beside
+// annotations alone the target is taken as it is, without an intersection,
+// which keeps a recursive reference (one intersect refuses) usable there.
 func (c *compiler) compileMap(ptr string, m map[string]any) (*node, error) {
 	if ref, ok := m["$ref"]; ok {
 		rs, ok := ref.(string)
@@ -211,6 +222,12 @@ func (c *compiler) compileMap(ptr string, m map[string]any) (*node, error) {
 	return c.compileNoRef(ptr, m)
 }
 
+// compileNoRef compiles m's keywords other than $ref: it refuses the
+// keywords of refused (in name order, so that the error names the same one
+// every time), compiles the others (compileLocal), and intersects that with
+// each allOf branch and with the union of the anyOf and of the oneOf
+// branches. oneOf is taken as anyOf only when disjoint proves its branches
+// pairwise exclusive, so that at most one can match.
 func (c *compiler) compileNoRef(ptr string, m map[string]any) (*node, error) {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -299,6 +316,8 @@ func onlyAnnotations(m map[string]any) bool {
 	return true
 }
 
+// isTrivialPropertyNames reports whether propertyNames v allows every key:
+// true, or a schema of annotations and type string (keys are strings).
 func isTrivialPropertyNames(v any) bool {
 	switch x := v.(type) {
 	case bool:
@@ -419,6 +438,9 @@ func (c *compiler) compileLocal(ptr string, m map[string]any) (*node, error) {
 	return n, nil
 }
 
+// number returns the exact value of a schema number (a json.Number, as
+// decodeSchema leaves them), false for anything else: bounds and enum
+// values are compared as decimals, never through a float64.
 func number(v any) (*big.Rat, bool) {
 	jn, ok := v.(json.Number)
 	if !ok {
@@ -549,9 +571,13 @@ func (c *compiler) numberNode(ptr string, m map[string]any, integer bool) (*dfa,
 	return d, nil
 }
 
+// isTrue reports whether v is JSON true (a missing keyword is not).
 func isTrue(v any) bool { b, _ := v.(bool); return b }
 
-// multipleDFA accepts integers divisible by k (any sign).
+// multipleDFA accepts integers divisible by k (any sign): state r+1 is the
+// remainder r of the digits read so far, so that k+1 states suffice. It
+// does not check the number's spelling (leading zeros, one sign): it is
+// only used intersected with the integer automaton, which does.
 func multipleDFA(m *meter, k int) (*dfa, error) {
 	d := &dfa{ncls: 12}
 	for b := 0; b < 256; b++ {
@@ -577,11 +603,15 @@ func multipleDFA(m *meter, k int) (*dfa, error) {
 			}
 		}
 	}
-	// The start state accepts the sign once: the integer DFA it is
-	// intersected with allows one sign at most.
 	return d.trim(m)
 }
 
+// stringNode sets the strings n allows from m's pattern, format, minLength
+// and maxLength: the pattern's and the format's automata intersected, and
+// the length bounds intersected as lengthDFA, or, when nothing else
+// constrains the content, counted by the matcher instead (strCount): the
+// automaton of a length bound has a copy of the universal automaton per
+// code point counted.
 func (c *compiler) stringNode(ptr string, m map[string]any, n *node) error {
 	d := universalDFA
 	if v, ok := m["pattern"]; ok {
@@ -648,6 +678,13 @@ func (c *compiler) stringNode(ptr string, m map[string]any, n *node) error {
 	return nil
 }
 
+// objectSpec compiles m's object keywords. Properties are compiled in name
+// order; a required name that properties does not describe gets the node
+// of additionalProperties. The names are sorted, so that a name's index is
+// its rank, the bit that names it in every seenSet and the leaf it ends at
+// in the key automaton. minProperties above 1 is refused when other keys
+// are allowed: the matcher does not remember other keys, so it could not
+// tell a repeated one from a new one.
 func (c *compiler) objectSpec(ptr string, m map[string]any) (*objSpec, error) {
 	props := map[string]*node{}
 	if v, ok := m["properties"]; ok {
@@ -744,6 +781,10 @@ func isFalseNode(n *node) bool {
 	return !n.filling && !n.null && !n.tru && !n.fal && n.str == nil && n.num == nil && len(n.objs) == 0 && len(n.arrs) == 0
 }
 
+// arraySpec compiles m's array keywords: prefixItems, or items as an array
+// with additionalItems (drafts 4 to 7), for the first elements, items for
+// the rest (nil when items is false: no element past the prefix), and the
+// counts. uniqueItems is refused but where maxItems <= 1 makes it hold.
 func (c *compiler) arraySpec(ptr string, m map[string]any) (*arrSpec, error) {
 	a := c.newArr(&arrSpec{items: c.anyNode(), maxItems: -1})
 	tuple := func(kw string, v any) error {
@@ -811,7 +852,10 @@ func (c *compiler) arraySpec(ptr string, m map[string]any) (*arrSpec, error) {
 	return a, nil
 }
 
-// enumNode builds the node accepting exactly the given values.
+// enumNode builds the node accepting exactly the given values: strings as
+// one trie (literalsDFA), numbers as the alternation of their spellings
+// (equalRegexp) within numberDFA, objects and arrays as a spec per value
+// (constNode).
 func (c *compiler) enumNode(ptr string, values []any) (*node, error) {
 	n := c.newNode()
 	var strs []string
@@ -864,6 +908,8 @@ func (c *compiler) enumNode(ptr string, values []any) (*node, error) {
 	return n, nil
 }
 
+// dedup returns the distinct strings of s, sorted, leaving s as it is:
+// literalsDFA and the merged names of objSpec need them so.
 func dedup(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)

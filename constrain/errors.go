@@ -57,10 +57,14 @@ func unsupported(ptr, format string, args ...any) error {
 	return &SchemaError{Pointer: ptr, Err: fmt.Errorf("%w: "+format, append([]any{ErrUnsupported}, args...)...)}
 }
 
+// invalid builds the error for a schema at ptr that is not a valid JSON
+// Schema: a *SchemaError wrapping ErrInvalidSchema.
 func invalid(ptr, format string, args ...any) error {
 	return &SchemaError{Pointer: ptr, Err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidSchema}, args...)...)}
 }
 
+// tooComplex builds the error for a subschema at ptr past one of the
+// size bounds: a *SchemaError wrapping ErrTooComplex.
 func tooComplex(ptr, format string, args ...any) error {
 	return &SchemaError{Pointer: ptr, Err: fmt.Errorf("%w: "+format, append([]any{ErrTooComplex}, args...)...)}
 }

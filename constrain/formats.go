@@ -28,6 +28,8 @@ const (
 	reOctet    = `(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])`
 )
 
+// formatRegexps are the formats enforced here, by name: each regexp is the
+// language of the definitions above, anchored by anchoredDFA.
 var formatRegexps = map[string]string{
 	"date":      reDate,
 	"time":      reTime,
@@ -45,6 +47,11 @@ var assertedFormats = map[string]bool{
 	"relative-json-pointer": true, "idn-email": true, "idn-hostname": true, "host-name": true,
 }
 
+// formatDFA returns the automaton of format name at ptr: that of its
+// regexp when it is enforced here, nil (no constraint) for a format that is
+// an annotation, and an ErrUnsupported error for one the validator asserts
+// that is not enforced here, unless Options.IgnoreFormats makes it an
+// annotation.
 func (c *compiler) formatDFA(ptr, name string) (*dfa, error) {
 	if re, ok := formatRegexps[name]; ok {
 		d, err := anchoredDFA(c.m, re)

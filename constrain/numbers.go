@@ -24,6 +24,10 @@ var (
 	reInteger = `-?(?:0|[1-9][0-9]{0,307})`
 )
 
+// numberAlts returns the alternatives of reNumber, as the comment above
+// reasons: a number without a positive exponent (the integer part is what
+// bounds it), zero with one, and for each length m of a nonzero integer
+// part the exponents that keep it below 10^308.
 func numberAlts() []string {
 	alts := []string{
 		`(?:0|[1-9][0-9]{0,307})(?:\.[0-9]+)?(?:[eE]-[0-9]+)?`,
@@ -39,6 +43,8 @@ func numberAlts() []string {
 // built once.
 var numberDFA, intDFA = mustDFA(reNumber), mustDFA(reInteger)
 
+// mustDFA compiles one of the package's own regexps once, without a
+// budget; failing is a bug in the regexp, hence the panic.
 func mustDFA(re string) *dfa {
 	d, err := anchoredDFA(nil, re)
 	if err != nil {
@@ -47,7 +53,9 @@ func mustDFA(re string) *dfa {
 	return d
 }
 
-// numberIsNumeric reports whether b may be part of a number's text.
+// numberByte reports whether b may be part of a number's text. A number
+// ends at the first byte that cannot be, so a byte that can and that the
+// number's automaton refuses kills the thread instead of ending the number.
 func numberByte(b byte) bool {
 	return b >= '0' && b <= '9' || b == '-' || b == '+' || b == '.' || b == 'e' || b == 'E'
 }
@@ -163,6 +171,8 @@ func absGE(i, f string, integer bool) string {
 	return `(?:` + strings.Join(alts, "|") + `)`
 }
 
+// absLE is the regexp of the non-negative decimals whose value is <= the
+// value of (i, f), absGE's mirror; integer restricts to integers.
 func absLE(i, f string, integer bool) string {
 	if integer {
 		return intLE(i)
@@ -175,11 +185,14 @@ func absLE(i, f string, integer bool) string {
 	return `(?:` + strings.Join(alts, "|") + `)`
 }
 
+// addOne returns the digits of n+1, n given as its digits (a bound may have
+// hundreds, hence big.Int).
 func addOne(n string) string {
 	v, _ := new(big.Int).SetString(n, 10)
 	return v.Add(v, big.NewInt(1)).String()
 }
 
+// subOne returns the digits of n-1, n given as its digits and above 0.
 func subOne(n string) string {
 	v, _ := new(big.Int).SetString(n, 10)
 	return v.Sub(v, big.NewInt(1)).String()
@@ -223,6 +236,10 @@ func boundRegexp(r *big.Rat, lower, integer bool) (string, error) {
 	}
 }
 
+// equalRegexp is the anchored regexp of the spellings of exactly r: without
+// exponent and with any trailing zeros in the fraction, or for zero, every
+// spelling of zero, exponents included; integer restricts to integers, of
+// which there is none when r has a fraction (a class of no character).
 func equalRegexp(r *big.Rat, integer bool) string {
 	i, f, _ := decimal(r)
 	if r.Sign() == 0 {
