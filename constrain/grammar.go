@@ -10,6 +10,9 @@ package constrain
 
 import "math/bits"
 
+// node is the compiled form of a subschema: what it allows of each JSON
+// type. Nodes are made by the compiler and shared: a subschema has one node
+// however often it is referred to.
 type node struct {
 	null, tru, fal bool
 	str            *dfa // decoded string content; nil: no strings
@@ -32,6 +35,10 @@ type node struct {
 	id       int32  // its index in the compiler's nodes
 }
 
+// deref follows the forwarding links from n to the node it stands for
+// (nil stays nil): a node made for a $ref that closed a cycle is left
+// forwarding to the node being filled, until resolveForwards rewrites
+// every pointer to it.
 func (n *node) deref() *node {
 	for n != nil && n.fwd != nil {
 		n = n.fwd
@@ -74,8 +81,14 @@ func (c *compiler) anyNode() *node {
 	return c.any
 }
 
+// isAny reports whether n is the compiler's node of every value, by
+// identity: true schemas, and items or additionalProperties left out,
+// share it, so intersect and union can skip it without looking inside.
 func (n *node) isAny(c *compiler) bool { return n == c.any }
 
+// objSpec is the compiled form of an object's keywords. A property is
+// known by its index in names everywhere: in props, in the seenSets (req,
+// empty, a frame's seen) and as the name a key automaton state ends.
 type objSpec struct {
 	names    []string // sorted
 	props    []*node  // by name
@@ -95,6 +108,8 @@ type objSpec struct {
 	id             int32  // its index in the compiler's objects
 }
 
+// arrSpec is the compiled form of an array's keywords: the nodes of its
+// first elements, then one node for all the others.
 type arrSpec struct {
 	prefix   []*node
 	items    *node // after the prefix; nil: none
@@ -105,6 +120,7 @@ type arrSpec struct {
 	id       int32 // its index in the compiler's arrays
 }
 
+// item returns the node of element i; nil when a has no element i.
 func (a *arrSpec) item(i int) *node {
 	if i < len(a.prefix) {
 		return a.prefix[i]
@@ -113,6 +129,9 @@ func (a *arrSpec) item(i int) *node {
 }
 
 // seenSet is a set of name indexes: inline up to 64, else copied on write.
+// It is held by value in frames, which are copied at every byte of a mask
+// walk, so the common small object costs no allocation, and a large set is
+// shared between frames until one of them adds to it (with).
 type seenSet struct {
 	small uint64
 	big   []uint64
@@ -136,6 +155,7 @@ func (s *seenSet) add(i int) {
 	}
 }
 
+// has reports whether i is in s.
 func (s seenSet) has(i int) bool {
 	if s.big != nil {
 		return s.big[i/64]&(1<<(i%64)) != 0
@@ -143,6 +163,8 @@ func (s seenSet) has(i int) bool {
 	return i < 64 && s.small&(1<<i) != 0
 }
 
+// with returns s with i added, leaving s as it is (other frames may hold
+// its words); n is the number of names, which says the form.
 func (s seenSet) with(i int, n int) seenSet {
 	if n <= 64 {
 		return seenSet{small: s.small | 1<<i}
@@ -153,6 +175,8 @@ func (s seenSet) with(i int, n int) seenSet {
 	return seenSet{big: b}
 }
 
+// word returns the w-th 64 indexes of s as bits, 0 past its end, so that
+// sets of either form combine word by word.
 func (s seenSet) word(w int) uint64 {
 	if s.big != nil {
 		if w < len(s.big) {
@@ -166,6 +190,7 @@ func (s seenSet) word(w int) uint64 {
 	return 0
 }
 
+// equal reports whether s and t hold the same indexes, whatever their form.
 func (s seenSet) equal(t seenSet) bool {
 	if s.big == nil && t.big == nil {
 		return s.small == t.small
@@ -179,7 +204,7 @@ func (s seenSet) equal(t seenSet) bool {
 	return true
 }
 
-// count is the number of members of s in req (or all when req is nil-sized).
+// countIn is the number of indexes below n in both s and req.
 func (s seenSet) countIn(req seenSet, n int) int {
 	c := 0
 	for w := 0; w < (n+63)/64; w++ {

@@ -23,6 +23,15 @@ func (c *compiler) strDFA(n *node) (*dfa, error) {
 	return product(c.m, n.str, ld, opAnd)
 }
 
+// intersect returns the node of the values both a and b allow (allOf, $ref
+// beside other keywords, enum beside type), memoized by the pair: the
+// literals and automata are intersected, and each object spec of a merged
+// with each of b's (their anyOf alternatives multiply, hence the bound of
+// 64), arrays alike. Two unconstrained string contents keep their length
+// bounds counted by the matcher; otherwise counted bounds are folded into
+// automata (strDFA) before the product. A node still being
+// compiled (a recursive $ref) cannot be read yet, so it is refused rather
+// than approximated.
 func (c *compiler) intersect(ptr string, a, b *node) (*node, error) {
 	a, b = a.deref(), b.deref()
 	if a == b || b.isAny(c) {
@@ -114,6 +123,12 @@ func (o *objSpec) required(name string) bool {
 	return ok && o.req.has(i)
 }
 
+// mergeObj returns the spec of the objects both a and b allow. A spec that
+// allows every object gives the other one; else the names are those of
+// both, each property the intersection of its node on both sides (a side
+// without the name gives its additional properties, and none there makes
+// the property false), the additional properties intersected, a name
+// required on either side required, and the tighter counts kept.
 func (c *compiler) mergeObj(ptr string, a, b *objSpec) (*objSpec, error) {
 	if a.addl == c.any && len(a.names) == 0 && a.minProps == 0 && a.maxProps < 0 {
 		return b, nil
@@ -162,6 +177,9 @@ func (c *compiler) mergeObj(ptr string, a, b *objSpec) (*objSpec, error) {
 	return o, nil
 }
 
+// mergeArr returns the spec of the arrays both a and b allow: element by
+// element over the longer prefix, then the items, intersected (false where
+// a side allows no such element), and the tighter counts.
 func (c *compiler) mergeArr(ptr string, a, b *arrSpec) (*arrSpec, error) {
 	x := &arrSpec{minItems: max(a.minItems, b.minItems), maxItems: a.maxItems}
 	if x.maxItems < 0 || (b.maxItems >= 0 && b.maxItems < x.maxItems) {
@@ -457,6 +475,10 @@ func (c *compiler) overlap(x, y lang) bool {
 	return false
 }
 
+// disjointObj reports whether no object satisfies both a and b, as far as
+// their counts and required properties prove it: the counts exclude each
+// other, or one requires a property the other forbids or whose values are
+// disjoint from its own.
 func (c *compiler) disjointObj(a, b *objSpec, depth int) bool {
 	if a.maxProps >= 0 && b.minProps > a.maxProps || b.maxProps >= 0 && a.minProps > b.maxProps {
 		return true
@@ -488,6 +510,9 @@ func (c *compiler) disjointObj(a, b *objSpec, depth int) bool {
 	return false
 }
 
+// disjointArr reports whether no array satisfies both a and b, as far as
+// their lengths and the elements both require (the first 8 looked at)
+// prove it.
 func (c *compiler) disjointArr(a, b *arrSpec, depth int) bool {
 	if a.maxItems >= 0 && b.minItems > a.maxItems || b.maxItems >= 0 && a.minItems > b.maxItems {
 		return true
