@@ -58,6 +58,12 @@ type GrammarStats struct {
 // maxInnerMasks bounds the string mask cache of a Grammar: 25 KB each.
 const maxInnerMasks = 256
 
+// innerKey is what a string mask in Grammar.inner depends on: the string's
+// automaton and state, the escape in progress (esc, and acc its value so
+// far), whether the string is a key, and room, the code points a counted
+// length still allows, capped at one more than any token writes (-1 when
+// not counted), so that masks are shared between counts that allow the
+// same tokens.
 type innerKey struct {
 	d    *dfa
 	st   int32
@@ -104,6 +110,8 @@ func CompileJSONSchemaContext(ctx context.Context, enc *harmony.Encoding, schema
 	return g, err
 }
 
+// newCompiler returns a compiler for one schema with opts, charging b and
+// stopping when ctx is done.
 func newCompiler(ctx context.Context, opts *Options, b *Budget) *compiler {
 	return &compiler{opts: *opts, m: newMeter(ctx, b), byPtr: map[string]*node{}, inter: map[[2]*node]*node{}, lengths: map[[2]int]*dfa{}, numbers: map[string]*dfa{}}
 }
@@ -151,6 +159,9 @@ func (c *compiler) compile(voc *vocab, schema []byte) (*Grammar, error) {
 	return g, nil
 }
 
+// stats measures what c built, for Grammar.Stats: an automaton shared by
+// several nodes is counted once, and the bytes are estimates (per node,
+// spec, name and table entry) rather than measurements.
 func (c *compiler) stats() GrammarStats {
 	s := GrammarStats{Nodes: len(c.nodes), Objects: len(c.objs), Arrays: len(c.arrs)}
 	seen := map[*dfa]bool{}
@@ -205,9 +216,9 @@ type Matcher struct {
 	n       int // tokens accepted
 	st      stepper
 	wk      walker
-	tmp     []thread
-	inner   []innerState
-	tmpA    []thread
+	tmp     []thread     // the threads advance returns, swapped with threads by Accept
+	inner   []innerState // walkInner's stack
+	tmpA    []thread     // replay's two buffers
 	tmpB    []thread
 }
 
@@ -258,6 +269,9 @@ func (m *Matcher) AcceptBytes(b []byte) error {
 	return nil
 }
 
+// advance returns the threads m would have after tok, or false when tok is
+// special, unknown or refused, leaving m as it is: IsAllowed looks, Accept
+// keeps the result.
 func (m *Matcher) advance(tok harmony.Token) ([]thread, bool) {
 	if int(tok) >= len(m.g.voc.toks) || m.g.voc.toks[tok] == nil {
 		return nil, false
@@ -265,6 +279,10 @@ func (m *Matcher) advance(tok harmony.Token) ([]thread, bool) {
 	return m.advanceBytes(m.g.voc.toks[tok])
 }
 
+// advanceBytes is advance for raw bytes: every thread stepped a byte at a
+// time, with stack links from the heap (they outlive the call) and the
+// threads deduplicated after each byte, so that readings that have become
+// the same do not multiply. The result is in m.tmp.
 func (m *Matcher) advanceBytes(b []byte) ([]thread, bool) {
 	m.st.arena = nil // links made here outlive the call
 	cur := append([]thread(nil), m.threads...)
@@ -287,6 +305,9 @@ func (m *Matcher) advanceBytes(b []byte) ([]thread, bool) {
 // only refuse more; no MaskBench instance comes near it.
 const maxThreads = 1024
 
+// dedupThreads removes from ts, in place, the threads equal to one before
+// them, and keeps at most maxThreads. It compares every pair, which is
+// cheap for the few threads anyOf leaves open.
 func dedupThreads(ts []thread) []thread {
 	if len(ts) < 2 {
 		return ts

@@ -272,6 +272,8 @@ func (e *Envelope) textRoom() bool {
 	return e.kind != kAnalysis || e.maxAna == 0 || e.used+2 <= e.maxAna
 }
 
+// ordinary reports whether tok is an ordinary token of the vocabulary (not
+// special, and not an id without bytes): what free text is made of.
 func (e *Envelope) ordinary(tok harmony.Token) bool {
 	return int(tok) < len(e.voc.toks) && e.voc.toks[tok] != nil
 }

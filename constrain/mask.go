@@ -13,6 +13,10 @@ package constrain
 // tokens that can leave it all contain a '"', and only their (much smaller)
 // trie is walked with the whole thread.
 
+// walker holds a mask walk's buffers, kept on the Matcher from one mask to
+// the next: the threads of each depth of the trie path being walked, end
+// to end in buf, and the arena their stack links come from, cut back to
+// amark[d] when the walk returns to depth d.
 type walker struct {
 	buf   []thread
 	lo    []int32 // per depth: threads of that depth in buf[lo[d]:hi[d]]
@@ -23,7 +27,11 @@ type walker struct {
 
 // walk ORs into mask the tokens of trie v that thread th can read; when
 // stay is set, only those after which th is still inside its current
-// string.
+// string. It visits the trie in preorder, stepping the parent depth's
+// threads by each node's byte and skipping the subtree (nskip) of a node
+// no thread survives. A '"' that opens an unconstrained string in every
+// thread takes the tokens below it from the precomputed open tables
+// (takeOpen) instead of walking them.
 func (m *Matcher) walk(v *vocab, th thread, mask []uint64, stay bool) {
 	w := &m.wk
 	if cap(w.arena) == 0 {
@@ -150,7 +158,12 @@ func (m *Matcher) replay(th thread, b []byte) bool {
 	return true
 }
 
-// fillThread ORs th's mask into mask.
+// fillThread ORs th's mask into mask. Outside a string it walks the whole
+// trie; inside one, the tokens that stay inside come from a mask that
+// depends on the string's state alone (precomputed per vocabulary for
+// unconstrained content and the states equivalent to it, cached per
+// Grammar otherwise), and only the trie of tokens holding a quote is walked
+// with the thread. A key that may be any string is looked up as such.
 func (m *Matcher) fillThread(th thread, mask []uint64) {
 	f := &th.top
 	if f.kind != fStr {

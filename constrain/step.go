@@ -46,6 +46,10 @@ const (
 	escLow   = 8 // 8..11: after "\u" of the low surrogate and 0..3 digits
 )
 
+// frame is one level of a thread's stack: the value being read there, of
+// the kind fRoot to fLit, and how far it has got. Only the fields of its
+// kind are set (the others stay zero), so that two frames are the same
+// state exactly when equal finds every field equal.
 type frame struct {
 	kind  uint8
 	phase uint8
@@ -64,23 +68,30 @@ type frame struct {
 	lit   string
 }
 
+// link holds a frame below the top of a stack. Links are never changed once
+// made, so threads that fork share the rest of their stacks.
 type link struct {
 	f    frame
 	next *link
 }
 
+// thread is one reading of the text: the frame of the innermost value open
+// and the stack of those around it.
 type thread struct {
 	top  frame
 	rest *link
 }
 
-// stepper steps threads; alloc makes stack links (from an arena during a
-// mask walk, from the heap when accepting).
+// stepper steps threads; push makes their stack links, from arena while it
+// is set (a mask walk, which cuts it back as it backtracks) and from the
+// heap when it is nil (accepting, where the links outlive the call).
 type stepper struct {
 	maxWS uint16
 	arena []link
 }
 
+// push returns th with child as its top frame and th's top moved into a
+// link, from the arena while it has room, else from the heap.
 func (s *stepper) push(th thread, child frame) thread {
 	var l *link
 	if s.arena != nil && len(s.arena) < cap(s.arena) {
@@ -93,9 +104,11 @@ func (s *stepper) push(th thread, child frame) thread {
 	return thread{top: child, rest: l}
 }
 
+// isWS reports whether b is JSON whitespace (RFC 8259's four bytes).
 func isWS(b byte) bool { return b == ' ' || b == '\n' || b == '\t' || b == '\r' }
 
-// ws handles a whitespace byte in a phase that allows it.
+// ws handles a whitespace byte in a phase that allows it: one more byte of
+// the current run, refused past the run's bound (Options.MaxWhitespace).
 func (s *stepper) ws(th thread, out []thread) []thread {
 	if th.top.ws >= s.maxWS {
 		return out
@@ -104,7 +117,11 @@ func (s *stepper) ws(th thread, out []thread) []thread {
 	return append(out, th)
 }
 
-// step appends the threads th becomes after byte b.
+// step appends the threads th becomes after byte b: none when b is
+// refused, more than one when a value opens on a node with several specs.
+// A number has no closing byte: it ends at the first byte its automaton
+// refuses, if it is in an accepting state and b cannot be part of a number,
+// and b is then stepped again in the frame around it.
 func (s *stepper) step(th thread, b byte, out []thread) []thread {
 	f := &th.top
 	switch f.kind {
@@ -263,6 +280,13 @@ func canAdd(f *frame) bool {
 	return keyLive(o, 0, f.seen, mustBeRequired(f))
 }
 
+// stepObj steps object frame th by b through the phases of a member. A key
+// may open only when another member can still be added and completed
+// (canAdd), and is read as a string frame over the key automaton with the
+// names seen so far and, in its phase, whether it must be a required name;
+// the value starts with the node of the name the key turned out to be (or
+// of additional properties), and ',' and '}' come only when they leave the
+// object completable.
 func (s *stepper) stepObj(th thread, b byte, out []thread) []thread {
 	f := &th.top
 	if isWS(b) {
@@ -304,6 +328,8 @@ func (s *stepper) stepObj(th thread, b byte, out []thread) []thread {
 	return out
 }
 
+// boolByte is 1 for true, 0 for false: a key frame keeps mustBeRequired
+// in its phase byte, which a key frame has no other use for.
 func boolByte(b bool) uint8 {
 	if b {
 		return 1
@@ -313,6 +339,8 @@ func boolByte(b bool) uint8 {
 
 // Arrays.
 
+// arrCanAdd reports whether array frame f may take another element:
+// maxItems leaves room and the next element's node has a value.
 func arrCanAdd(f *frame) bool {
 	a := f.arr
 	if a.maxItems >= 0 && int(f.count) >= a.maxItems {
@@ -322,6 +350,8 @@ func arrCanAdd(f *frame) bool {
 	return it != nil && it.nonempty
 }
 
+// stepArr steps array frame th by b: an element is counted when its first
+// byte starts it, ']' comes once minItems elements have been.
 func (s *stepper) stepArr(th thread, b byte, out []thread) []thread {
 	f := &th.top
 	if isWS(b) {
@@ -411,6 +441,10 @@ func runeRangeLive(f *frame, lo, hi rune) bool {
 	return found
 }
 
+// keySeqLive is dfa.liveSeq for a key frame f: the state the bytes reach
+// must also be able to end as a key still allowed (strLive), which the key
+// automaton alone does not say (a name may be used already, or not be
+// required when only required names may come).
 func keySeqLive(f *frame, q int32, seq []byteRange) bool {
 	if len(seq) == 0 {
 		return strLive(f, q)
@@ -464,6 +498,7 @@ func lowLive(f *frame, h, v int32, k int) bool {
 	return runeRangeLive(f, base+lo-0xDC00, base+hi-0xDC00)
 }
 
+// hexVal returns the value of hexadecimal digit b, -1 when b is none.
 func hexVal(b byte) int32 {
 	switch {
 	case b >= '0' && b <= '9':
@@ -476,6 +511,14 @@ func hexVal(b byte) int32 {
 	return -1
 }
 
+// stepString steps string frame th by b. Outside an escape, a byte goes to
+// the automaton, the closing quote needs an accepting state (and, for a
+// key, a name still allowed or an allowed other key), and a control byte
+// is refused. An escape is read a byte at a time, a \u escape's digits
+// each kept only if some code point the escape can still become is live
+// (escLive, lowLive), so that no mask allows an escape that cannot be
+// finished; a surrogate pair is read as one code point, and a lone
+// surrogate is refused (the package documentation's narrowing).
 func (s *stepper) stepString(th thread, b byte, out []thread) []thread {
 	f := &th.top
 	switch {
@@ -605,7 +648,9 @@ func (s *stepper) stepString(th thread, b byte, out []thread) []thread {
 	}
 }
 
-// canEnd reports whether th has read a complete value.
+// canEnd reports whether th has read a complete value: the root has its
+// value, or a number at the top level is in an accepting state (a number
+// has no closing byte, so the end of the text is what ends it).
 func canEnd(th thread) bool {
 	if th.top.kind == fRoot {
 		return th.top.phase == 1
@@ -631,6 +676,8 @@ func (a thread) equal(b thread) bool {
 	return true
 }
 
+// equal reports whether f and g are the same state: every field equal, the
+// node, specs and automaton by identity.
 func (f *frame) equal(g *frame) bool {
 	return f.kind == g.kind && f.phase == g.phase && f.esc == g.esc && f.isKey == g.isKey &&
 		f.ws == g.ws && f.st == g.st && f.acc == g.acc && f.count == g.count && f.key == g.key &&

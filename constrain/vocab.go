@@ -19,6 +19,12 @@ import (
 	"github.com/go-harmony/harmony"
 )
 
+// vocab is the token trie of one Encoding and the masks derived from it,
+// shared by every Grammar over it. The trie's nodes are in preorder in
+// nbyte, ntok, nskip and ndep: node i is reached by byte nbyte[i], ends
+// token ntok[i] (-1: none), is at depth ndep[i] (1 for the root's
+// children, the root itself not stored), and its subtree ends before node
+// nskip[i].
 type vocab struct {
 	size  int      // ids, specials included
 	toks  [][]byte // bytes of each ordinary token; nil for specials
@@ -52,6 +58,8 @@ type vocab struct {
 	ordinary []uint64           // every ordinary token, built on first use
 }
 
+// words is the length of a mask over v: a bit per token id, specials
+// included.
 func (v *vocab) words() int { return (v.size + 63) / 64 }
 
 // universalInner returns the mask of the tokens that stay inside a string
@@ -129,6 +137,7 @@ func codePoints(b []byte) int {
 	return n
 }
 
+// hex4 returns the value of four hexadecimal digits, -1 when one is not.
 func hex4(b []byte) int32 {
 	v := int32(0)
 	for _, c := range b {
@@ -197,6 +206,11 @@ func vocabFor(enc *harmony.Encoding) (*vocab, error) {
 	return v, nil
 }
 
+// buildTrie lays out the trie of the tokens of toks (by id, nil for special
+// tokens) that keep accepts. Sorting the tokens by their bytes makes the
+// preorder a single pass: each token adds the nodes past its common prefix
+// with the one before, and closes (sets nskip of) those deeper than that
+// prefix.
 func buildTrie(toks [][]byte, keep func([]byte) bool) *vocab {
 	ids := make([]int32, 0, len(toks))
 	for id, b := range toks {
@@ -238,7 +252,11 @@ func buildTrie(toks [][]byte, keep func([]byte) bool) *vocab {
 	return v
 }
 
-// buildOpen fills the open* tables.
+// buildOpen fills the open* tables: for each trie node of a '"', the
+// tokens below it are replayed from a string of unconstrained content just
+// opened, and sorted into those that stay inside it and those that leave
+// it (a quote closes it); the tokens refused inside any string (a control
+// byte) are in neither.
 func (v *vocab) buildOpen() {
 	v.openAt = make([]int32, len(v.nbyte))
 	st := &stepper{maxWS: 0}
