@@ -30,6 +30,8 @@ import (
 	"github.com/go-harmony/harmony/internal/testsupport/maskbench"
 )
 
+// main runs the benchmark over the entries selected by -every and prints
+// the summary; a mask that disagrees with Accept is printed as a mismatch.
 func main() {
 	data := flag.String("data", "../shared/maskbench/maskbench.jsonl.gz", "MaskBench file")
 	every := flag.Int("every", 1, "run every n-th schema only")
@@ -172,6 +174,8 @@ func main() {
 	fmt.Printf("grammar bytes: p50 %.0f / p99 %.0f / max %.0f\n", q(grammarBytes, .5), q(grammarBytes, .99), q(grammarBytes, 1))
 }
 
+// errKind names the sentinel a compile error wraps, for the counts of
+// compile errors by kind.
 func errKind(err error) string {
 	switch {
 	case errors.Is(err, constrain.ErrUnsupported):
@@ -186,8 +190,11 @@ func errKind(err error) string {
 	return "other"
 }
 
+// pct is a as a percentage of b (of 1 when b is 0, so that an empty count
+// prints as 0%).
 func pct(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
 
+// avg is the mean of x, 0 for none.
 func avg(x []float64) float64 {
 	s := 0.0
 	for _, v := range x {
@@ -196,6 +203,8 @@ func avg(x []float64) float64 {
 	return s / float64(max(len(x), 1))
 }
 
+// q returns the p-quantile of x, the value of rank p*(len(x)-1) rounded
+// down, sorting x in place; 0 for none.
 func q(x []float64, p float64) float64 {
 	if len(x) == 0 {
 		return 0
