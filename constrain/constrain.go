@@ -116,7 +116,12 @@ func newCompiler(ctx context.Context, opts *Options, b *Budget) *compiler {
 	return &compiler{opts: *opts, m: newMeter(ctx, b), byPtr: map[string]*node{}, inter: map[[2]*node]*node{}, lengths: map[[2]int]*dfa{}, numbers: map[string]*dfa{}}
 }
 
-// compile compiles schema; the caller looks at c.m for the budget's error.
+// compile compiles schema over voc: decodes it, reads its draft from
+// $schema, compiles the root, runs the emptiness analysis and sets the
+// whitespace bound. The caller looks at c.m for the budget's error: some
+// callers of a charge let its error go (disjoint answers "may overlap",
+// newNode carries on), and the meter's sticky error is what says the
+// budget ran out.
 func (c *compiler) compile(voc *vocab, schema []byte) (*Grammar, error) {
 	if err := c.m.check(); err != nil {
 		return nil, err
