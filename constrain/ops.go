@@ -29,9 +29,9 @@ func (c *compiler) strDFA(n *node) (*dfa, error) {
 // with each of b's (their anyOf alternatives multiply, hence the bound of
 // 64), arrays alike. Two unconstrained string contents keep their length
 // bounds counted by the matcher; otherwise counted bounds are folded into
-// automata (strDFA) before the product. A node still being
-// compiled (a recursive $ref) cannot be read yet, so it is refused rather
-// than approximated.
+// automata (strDFA) before the product. A node still being compiled (a
+// recursive $ref) cannot be read yet, so it is refused rather than
+// approximated.
 func (c *compiler) intersect(ptr string, a, b *node) (*node, error) {
 	a, b = a.deref(), b.deref()
 	if a == b || b.isAny(c) {

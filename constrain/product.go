@@ -20,8 +20,8 @@ const (
 // product combines a and b (nil is the empty language) by op. Its
 // shortcuts take every automaton to accept only valid UTF-8, as those
 // compiled from patterns do: the universal automaton is then a neutral
-// element of opAnd. An automaton over raw bytes (the counter
-// ops_test.go checks lengthDFA with) goes through cross instead.
+// element of opAnd. An automaton over raw bytes (the counter ops_test.go
+// checks lengthDFA with) goes through cross instead.
 func product(m *meter, a, b *dfa, op productOp) (*dfa, error) {
 	switch op {
 	case opAnd:

@@ -255,8 +255,8 @@ func buildTrie(toks [][]byte, keep func([]byte) bool) *vocab {
 // buildOpen fills the open* tables: for each trie node of a '"', the
 // tokens below it are replayed from a string of unconstrained content just
 // opened, and sorted into those that stay inside it and those that leave
-// it (a quote closes it); the tokens refused inside any string (a control
-// byte) are in neither.
+// it (a quote closes it); the tokens refused inside such a string (a
+// control byte, bytes that are not UTF-8, a bad escape) are in neither.
 func (v *vocab) buildOpen() {
 	v.openAt = make([]int32, len(v.nbyte))
 	st := &stepper{maxWS: 0}
