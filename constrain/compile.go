@@ -229,11 +229,7 @@ func (c *compiler) compileMap(ptr string, m map[string]any) (*node, error) {
 // branches. oneOf is taken as anyOf only when disjoint proves its branches
 // pairwise exclusive, so that at most one can match.
 func (c *compiler) compileNoRef(ptr string, m map[string]any) (*node, error) {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	for _, k := range keys {
 		if refused[k] {
 			if k == "propertyNames" && isTrivialPropertyNames(m[k]) {
@@ -731,11 +727,7 @@ func (c *compiler) objectSpec(ptr string, m map[string]any) (*objSpec, error) {
 			}
 		}
 	}
-	names := make([]string, 0, len(props))
-	for k := range props {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(props))
 	nodes := make([]*node, len(names))
 	for i, k := range names {
 		nodes[i] = props[k]
@@ -920,11 +912,7 @@ func dedup(s []string) []string {
 func (c *compiler) constNode(ptr string, v any) (*node, error) {
 	switch x := v.(type) {
 	case map[string]any:
-		names := make([]string, 0, len(x))
-		for k := range x {
-			names = append(names, k)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(x))
 		props := make([]*node, len(names))
 		for i, k := range names {
 			pn, err := c.constNode(ptr, x[k])

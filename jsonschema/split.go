@@ -22,6 +22,7 @@ package jsonschema
 // original schema (see docMap).
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -151,11 +152,7 @@ func planSplit(root any) (*splitPlan, bool) {
 		if !ok {
 			return nil, false
 		}
-		names := make([]string, 0, len(defs))
-		for name := range defs {
-			names = append(names, name)
-		}
-		slices.Sort(names)
+		names := slices.Sorted(maps.Keys(defs))
 		for _, name := range names {
 			prefix := string(schemanorm.Pointer("").Append(kw, name))
 			defURL[prefix] = len(docs)

@@ -2,6 +2,7 @@ package jsonschema
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 
@@ -134,11 +135,7 @@ func (v *Validator) CheckConversation(c harmony.Conversation) error {
 }
 
 func (v *Validator) checkTools(errs []error, tools map[string]harmony.ToolNamespaceConfig) []error {
-	keys := make([]string, 0, len(tools))
-	for k := range tools {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(tools))
 	for _, key := range keys {
 		ns := tools[key]
 		name := ns.Name
