@@ -1,6 +1,11 @@
 package constrain
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/require"
+)
 
 const benchSchema = `{"type":"object","properties":{"location":{"type":"string"},"unit":{"enum":["celsius","fahrenheit"]},"days":{"type":"integer","minimum":1,"maximum":14},"when":{"type":"string","format":"date"}},"required":["location"],"additionalProperties":false}`
 
@@ -19,9 +24,7 @@ func BenchmarkFillMask(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			m := g.NewMatcher()
-			if err := m.AcceptBytes([]byte(bc.prefix)); err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, m.AcceptBytes([]byte(bc.prefix)))
 			m.FillMask(mask)
 			b.ReportAllocs()
 			for b.Loop() {
@@ -38,9 +41,7 @@ func BenchmarkFillMaskKeyEscape(b *testing.B) {
 	g := compile(b, `{"type":"object","properties":{"a":{},"b":{}},"required":["a","b"],"maxProperties":2}`, nil)
 	mask := make([]uint64, g.MaskWords())
 	m := g.NewMatcher()
-	if err := m.AcceptBytes([]byte(`{"\u`)); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, m.AcceptBytes([]byte(`{"\u`)))
 	b.ReportAllocs()
 	for b.Loop() {
 		m.FillMask(mask)
@@ -49,15 +50,13 @@ func BenchmarkFillMaskKeyEscape(b *testing.B) {
 
 // BenchmarkCompile measures compiling the schema and its first mask.
 func BenchmarkCompile(b *testing.B) {
-	enc := testEncoding(b)
+	enc := testenc.Encoding(b)
 	compile(b, `{}`, nil)
 	mask := make([]uint64, (enc.VocabSize()+63)/64)
 	b.ReportAllocs()
 	for b.Loop() {
 		g, err := CompileJSONSchema(enc, []byte(benchSchema), nil)
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		g.NewMatcher().FillMask(mask)
 	}
 }

@@ -2,12 +2,15 @@ package constrain
 
 import (
 	"context"
-	"errors"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // spentRefusal compiles schema with budget b and checks that it is refused
@@ -22,27 +25,22 @@ func spentRefusal(t *testing.T, name, schema string, b *Budget, want string) *Sc
 // passes the budget, refused before it is decoded whatever its size.
 func spentRefusalText(t *testing.T, name, schema string, b *Budget, want string, text bool) *SchemaError {
 	t.Helper()
-	_, err := CompileJSONSchema(testEncoding(t), []byte(schema), &Options{Budget: b})
+	_, err := CompileJSONSchema(testenc.Encoding(t), []byte(schema), &Options{Budget: b})
 	var se *SchemaError
-	if !errors.As(err, &se) || !errors.Is(err, ErrTooComplex) {
-		t.Fatalf("%s: got %v, want a *SchemaError wrapping ErrTooComplex", name, err)
-	}
-	if !strings.HasPrefix(se.Pointer, want) {
-		t.Errorf("%s: refused at %q, want a pointer starting %q", name, se.Pointer, want)
-	}
+	require.ErrorAs(t, err, &se, "%s: want a *SchemaError wrapping ErrTooComplex", name)
+	require.ErrorIs(t, err, ErrTooComplex, "%s: want a *SchemaError wrapping ErrTooComplex", name)
+	assert.True(t, strings.HasPrefix(se.Pointer, want), "%s: refused at %q, want a pointer starting %q", name, se.Pointer, want)
 	states, bytes := b.Spent()
 	maxS, maxB := cmpOr(b.MaxStates, DefaultMaxStates), cmpOr(b.MaxBytes, DefaultMaxBytes)
-	if states <= maxS && bytes <= maxB {
-		t.Errorf("%s: refused with %d states and %d bytes spent, within the budget", name, states, bytes)
-	}
-	// Refused for its text alone: at the root, with nothing charged but
-	// the text (b is fresh).
-	if text && (se.Pointer != "" || states != len(schema)/decodeBytesPerState) {
-		t.Errorf("%s: refused at %q with %d states spent, want at the root with the text's %d", name, se.Pointer, states, len(schema)/decodeBytesPerState)
-	}
-	// One charge passes the limit: a subset, a table, a schema's text.
-	if !text && (states > maxS+maxS/4 || bytes > maxB+maxB/2) {
-		t.Errorf("%s: %d states and %d bytes spent for a budget of %d and %d: refused late", name, states, bytes, maxS, maxB)
+	assert.True(t, states > maxS || bytes > maxB, "%s: refused with %d states and %d bytes spent, within the budget", name, states, bytes)
+	if text {
+		// Refused for its text alone: at the root, with nothing charged
+		// but the text (b is fresh).
+		assert.Equal(t, "", se.Pointer, "%s: want refused at the root", name)
+		assert.Equal(t, len(schema)/decodeBytesPerState, states, "%s: want the text's states spent", name)
+	} else {
+		// One charge passes the limit: a subset, a table, a schema's text.
+		assert.False(t, states > maxS+maxS/4 || bytes > maxB+maxB/2, "%s: %d states and %d bytes spent for a budget of %d and %d: refused late", name, states, bytes, maxS, maxB)
 	}
 	return se
 }
@@ -75,17 +73,16 @@ func TestBudgetRefusesProbes(t *testing.T) {
 	} {
 		b := &Budget{}
 		if tc.compiles {
-			if _, err := CompileJSONSchema(testEncoding(t), []byte(tc.schema), &Options{Budget: b}); err != nil {
-				t.Errorf("%s: %v", tc.name, err)
-			}
+			_, err := CompileJSONSchema(testenc.Encoding(t), []byte(tc.schema), &Options{Budget: b})
+			assert.NoError(t, err, tc.name)
 			continue
 		}
 		se := spentRefusalText(t, tc.name, tc.schema, b, tc.want, tc.text)
 		if tc.before > 0 {
 			rest := strings.TrimPrefix(se.Pointer, tc.want)
 			i, err := strconv.Atoi(strings.SplitN(rest, "/", 2)[0])
-			if err != nil || i >= tc.before {
-				t.Errorf("%s: refused at %q, not before branch %d", tc.name, se.Pointer, tc.before)
+			if assert.NoError(t, err, "%s: refused at %q", tc.name, se.Pointer) {
+				assert.Less(t, i, tc.before, "%s: refused at %q, not before the branch", tc.name, se.Pointer)
 			}
 		}
 	}
@@ -98,15 +95,14 @@ func TestBudgetDepth(t *testing.T) {
 		"items": {nestedItems(maxDepth + 10), strings.Repeat("/items", maxDepth)},
 		"$ref":  {refChain(maxDepth), "/$defs/d255/items"},
 	} {
-		_, err := CompileJSONSchema(testEncoding(t), []byte(tc.schema), nil)
+		_, err := CompileJSONSchema(testenc.Encoding(t), []byte(tc.schema), nil)
 		var se *SchemaError
-		if !errors.As(err, &se) || !errors.Is(err, ErrTooComplex) || se.Pointer != tc.want {
-			t.Errorf("%s: got %v, want ErrTooComplex at %q", name, err, tc.want)
+		if assert.ErrorAs(t, err, &se, name) && assert.ErrorIs(t, err, ErrTooComplex, name) {
+			assert.Equal(t, tc.want, se.Pointer, name)
 		}
 	}
-	if _, err := CompileJSONSchema(testEncoding(t), []byte(nestedItems(maxDepth-1)), nil); err != nil {
-		t.Errorf("items %d deep: %v", maxDepth-1, err)
-	}
+	_, err := CompileJSONSchema(testenc.Encoding(t), []byte(nestedItems(maxDepth-1)), nil)
+	assert.NoError(t, err, "items %d deep", maxDepth-1)
 }
 
 // TestBudgetNamesSubschema: a small budget runs out in the subschema that
@@ -114,20 +110,17 @@ func TestBudgetDepth(t *testing.T) {
 func TestBudgetNamesSubschema(t *testing.T) {
 	const schema = `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string","pattern":"^[a-z]{1,40}@[a-z]{1,40}\\.(com|org|net)$"}}}`
 	free := &Budget{}
-	if _, err := CompileJSONSchema(testEncoding(t), []byte(schema), &Options{Budget: free}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := CompileJSONSchema(testenc.Encoding(t), []byte(schema), &Options{Budget: free})
+	require.NoError(t, err)
 	states, bytes := free.Spent()
-	if states == 0 || bytes == 0 {
-		t.Fatalf("spent %d states and %d bytes", states, bytes)
-	}
+	require.NotZero(t, states, "states spent")
+	require.NotZero(t, bytes, "bytes spent")
 	b := &Budget{MaxStates: states / 2}
 	spentRefusal(t, "half the states", schema, b, "/properties/b/pattern")
 	s0, b0 := b.Spent()
 	spentRefusal(t, "spent budget", `{}`, b, "")
-	if s1, b1 := b.Spent(); s1 > s0+s0/8 || b1 > b0+b0/8 {
-		t.Errorf("a spent budget went on: %d, %d states; %d, %d bytes", s0, s1, b0, b1)
-	}
+	s1, b1 := b.Spent()
+	assert.False(t, s1 > s0+s0/8 || b1 > b0+b0/8, "a spent budget went on: %d, %d states; %d, %d bytes", s0, s1, b0, b1)
 	spentRefusal(t, "half the bytes", schema, &Budget{MaxBytes: bytes / 2}, "/properties/b")
 }
 
@@ -136,26 +129,21 @@ func TestBudgetNamesSubschema(t *testing.T) {
 func TestBudgetShared(t *testing.T) {
 	schema := []byte(wideObject(50))
 	alone := &Budget{}
-	if _, err := CompileJSONSchema(testEncoding(t), schema, &Options{Budget: alone}); err != nil {
-		t.Fatal(err)
-	}
+	_, err := CompileJSONSchema(testenc.Encoding(t), schema, &Options{Budget: alone})
+	require.NoError(t, err)
 	s1, b1 := alone.Spent()
 	shared := &Budget{MaxStates: 5*s1 + s1/2}
 	n := 0
 	for ; n < 10; n++ {
-		if _, err := CompileJSONSchema(testEncoding(t), schema, &Options{Budget: shared}); err != nil {
-			if !errors.Is(err, ErrTooComplex) {
-				t.Fatal(err)
-			}
+		if _, err := CompileJSONSchema(testenc.Encoding(t), schema, &Options{Budget: shared}); err != nil {
+			require.ErrorIs(t, err, ErrTooComplex)
 			break
 		}
-		if s, b := shared.Spent(); s != (n+1)*s1 || b != (n+1)*b1 {
-			t.Fatalf("after %d: spent %d states and %d bytes, want %d and %d", n+1, s, b, (n+1)*s1, (n+1)*b1)
-		}
+		s, b := shared.Spent()
+		require.Equal(t, (n+1)*s1, s, "after %d: states spent", n+1)
+		require.Equal(t, (n+1)*b1, b, "after %d: bytes spent", n+1)
 	}
-	if n != 5 {
-		t.Errorf("%d compilations within a budget of five and a half", n)
-	}
+	assert.Equal(t, 5, n, "compilations within a budget of five and a half")
 }
 
 // countdown is a context whose Err is Canceled from its n-th call on: it
@@ -177,40 +165,34 @@ func (c *countdown) Err() error {
 // starts and in its long loops, with the context's error (not a
 // *SchemaError).
 func TestCompileContext(t *testing.T) {
-	enc := testEncoding(t)
+	enc := testenc.Encoding(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := CompileJSONSchemaContext(ctx, enc, []byte(`{}`), nil)
 	var se *SchemaError
-	if !errors.Is(err, context.Canceled) || errors.As(err, &se) {
-		t.Errorf("canceled before: %v", err)
-	}
+	assert.ErrorIs(t, err, context.Canceled, "canceled before")
+	assert.NotErrorAs(t, err, &se, "canceled before")
 	// anyOfPatterns builds hundreds of thousands of states: the context is
 	// looked at many times, and the compilation stops at the tenth.
 	big := &Budget{MaxStates: 1 << 30, MaxBytes: 1 << 40}
 	cd := &countdown{Context: context.Background(), n: 10}
 	_, err = CompileJSONSchemaContext(cd, enc, []byte(anyOfPatterns(2000)), &Options{Budget: big})
-	if !errors.Is(err, context.Canceled) || errors.As(err, &se) {
-		t.Errorf("canceled during: %v", err)
-	}
-	if got := cd.calls.Load(); got != 10 {
-		t.Errorf("Err called %d times, want 10 (it stops at the first Canceled)", got)
-	}
+	assert.ErrorIs(t, err, context.Canceled, "canceled during")
+	assert.NotErrorAs(t, err, &se, "canceled during")
+	assert.Equal(t, int64(10), cd.calls.Load(), "Err calls (it stops at the first Canceled)")
 	states, _ := big.Spent()
 	free := &Budget{MaxStates: 1 << 30, MaxBytes: 1 << 40}
-	if _, err := CompileJSONSchemaContext(context.Background(), enc, []byte(anyOfPatterns(2000)), &Options{Budget: free}); err != nil {
-		t.Fatal(err)
-	}
-	if all, _ := free.Spent(); states >= all/2 {
-		t.Errorf("stopped after %d states of %d", states, all)
-	}
+	_, err = CompileJSONSchemaContext(context.Background(), enc, []byte(anyOfPatterns(2000)), &Options{Budget: free})
+	require.NoError(t, err)
+	all, _ := free.Spent()
+	assert.Less(t, states, all/2, "stopped after %d states of %d", states, all)
 }
 
 // TestWideObjectLinear: compiling an object of 4n properties costs at most
 // about four times what n cost, in states and bytes charged and in bytes
 // allocated (the seenSet copies once made it n^2).
 func TestWideObjectLinear(t *testing.T) {
-	enc := testEncoding(t)
+	enc := testenc.Encoding(t)
 	compile(t, `{}`, nil)
 	cost := func(n int) (states, charged int, alloc uint64) {
 		schema := []byte(wideObject(n))
@@ -218,9 +200,8 @@ func TestWideObjectLinear(t *testing.T) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		before := ms.TotalAlloc
-		if _, err := CompileJSONSchema(enc, schema, &Options{Budget: b}); err != nil {
-			t.Fatal(err)
-		}
+		_, err := CompileJSONSchema(enc, schema, &Options{Budget: b})
+		require.NoError(t, err)
 		runtime.ReadMemStats(&ms)
 		states, charged = b.Spent()
 		return states, charged, ms.TotalAlloc - before
@@ -237,8 +218,6 @@ func TestWideObjectLinear(t *testing.T) {
 		{"bytes allocated", float64(a1), float64(a4), 5},
 	} {
 		t.Logf("%s: %.0f for 4,000 properties, %.0f for 16,000 (x%.2f)", r.what, r.n, r.n4, r.n4/r.n)
-		if r.n4 > r.within*r.n {
-			t.Errorf("%s: x%.2f from 4,000 to 16,000 properties", r.what, r.n4/r.n)
-		}
+		assert.LessOrEqual(t, r.n4, r.within*r.n, "%s: x%.2f from 4,000 to 16,000 properties", r.what, r.n4/r.n)
 	}
 }

@@ -1,37 +1,23 @@
 package constrain
 
 import (
-	"errors"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 	"github.com/go-harmony/harmony/jsonschema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
-
-var (
-	encOnce sync.Once
-	encVal  *harmony.Encoding
-)
-
-func testEncoding(t testing.TB) *harmony.Encoding {
-	encOnce.Do(func() {
-		var err error
-		encVal, err = harmony.LoadEncoding(harmony.HarmonyGptOss)
-		if err != nil {
-			t.Fatal(err)
-		}
-	})
-	return encVal
-}
 
 // feed runs text through a fresh matcher of g token by token, checking
 // that each token's mask bit agrees with Accept. It returns the index of the
 // first refused token (-1 if none) and whether the end is accepted.
 func feed(t testing.TB, g *Grammar, text string, checkMask bool) (int, bool) {
 	t.Helper()
-	enc := testEncoding(t)
+	enc := testenc.Encoding(t)
 	toks := enc.EncodeOrdinary(text)
 	m := g.NewMatcher()
 	mask := make([]uint64, g.MaskWords())
@@ -40,17 +26,11 @@ func feed(t testing.TB, g *Grammar, text string, checkMask bool) (int, bool) {
 		if checkMask {
 			m.FillMask(mask)
 			inMask := mask[tok/64]&(1<<(tok%64)) != 0
-			if inMask != allowed {
-				t.Fatalf("%q: token %d (%q): mask says %v, Accept says %v", text, i, tokText(enc, uint32(tok)), inMask, allowed)
-			}
+			require.Equal(t, allowed, inMask, "%q: token %d (%q): mask disagrees with IsAllowed", text, i, tokText(enc, uint32(tok)))
 		}
 		if err := m.Accept(tok); err != nil {
-			if allowed {
-				t.Fatalf("IsAllowed and Accept disagree")
-			}
-			if !errors.Is(err, ErrTokenNotAllowed) {
-				t.Fatalf("error %v", err)
-			}
+			require.False(t, allowed, "IsAllowed and Accept disagree")
+			require.ErrorIs(t, err, ErrTokenNotAllowed)
 			return i, false
 		}
 	}
@@ -64,10 +44,8 @@ func tokText(enc *harmony.Encoding, tok uint32) string {
 
 func compile(t testing.TB, schema string, opts *Options) *Grammar {
 	t.Helper()
-	g, err := CompileJSONSchema(testEncoding(t), []byte(schema), opts)
-	if err != nil {
-		t.Fatalf("compile %s: %v", schema, err)
-	}
+	g, err := CompileJSONSchema(testenc.Encoding(t), []byte(schema), opts)
+	require.NoError(t, err, "compile %s", schema)
 	return g
 }
 
@@ -106,14 +84,12 @@ func TestAcceptReject(t *testing.T) {
 	for _, tc := range tests {
 		g := compile(t, tc.schema, nil)
 		for _, s := range tc.good {
-			if at, end := feed(t, g, s, true); at >= 0 || !end {
-				t.Errorf("%s: %q refused at token %d (end %v)", tc.schema, s, at, end)
-			}
+			at, end := feed(t, g, s, true)
+			assert.True(t, at < 0 && end, "%s: %q refused at token %d (end %v)", tc.schema, s, at, end)
 		}
 		for _, s := range tc.bad {
-			if at, end := feed(t, g, s, true); at < 0 && end {
-				t.Errorf("%s: %q accepted", tc.schema, s)
-			}
+			at, end := feed(t, g, s, true)
+			assert.False(t, at < 0 && end, "%s: %q accepted", tc.schema, s)
 		}
 	}
 }
@@ -127,11 +103,9 @@ func TestRefused(t *testing.T) {
 		`{"type":"array","uniqueItems":true}`,
 		`{"type":"string","pattern":"\\bword\\b"}`,
 	} {
-		_, err := CompileJSONSchema(testEncoding(t), []byte(s), nil)
+		_, err := CompileJSONSchema(testenc.Encoding(t), []byte(s), nil)
 		var se *SchemaError
-		if !errors.As(err, &se) {
-			t.Errorf("%s: got %v, want a *SchemaError", s, err)
-		}
+		assert.ErrorAs(t, err, &se, s)
 	}
 }
 
@@ -152,9 +126,7 @@ func TestWhitespace(t *testing.T) {
 		{two, "{\"a\":\n\t[1]}", true},
 	} {
 		at, end := feed(t, tc.g, tc.text, true)
-		if got := at < 0 && end; got != tc.ok {
-			t.Errorf("%q: accepted %v, want %v", tc.text, got, tc.ok)
-		}
+		assert.Equal(t, tc.ok, at < 0 && end, "%q accepted", tc.text)
 	}
 }
 
@@ -163,14 +135,12 @@ func TestWhitespace(t *testing.T) {
 func TestEscapes(t *testing.T) {
 	g := compile(t, `{"type":"object","properties":{"k":{"enum":["a\"b","é","😀","\n"]}},"additionalProperties":false}`, nil)
 	for _, s := range []string{`{"k":"a\"b"}`, `{"k":"a\u0022b"}`, `{"\u006b":"\u00E9"}`, `{"k":"\ud83d\ude00"}`, `{"k":"\n"}`, `{"k":"\u000a"}`} {
-		if at, end := feed(t, g, s, true); at >= 0 || !end {
-			t.Errorf("%q refused at %d", s, at)
-		}
+		at, end := feed(t, g, s, true)
+		assert.True(t, at < 0 && end, "%q refused at %d", s, at)
 	}
 	for _, s := range []string{`{"k":"a\"c"}`, `{"k":"\ud83d"}`, `{"k":"\ude00"}`, `{"k":"\u00e8"}`, `{"j":"\n"}`} {
-		if at, end := feed(t, g, s, true); at < 0 && end {
-			t.Errorf("%q accepted", s)
-		}
+		at, end := feed(t, g, s, true)
+		assert.False(t, at < 0 && end, "%q accepted", s)
 	}
 }
 
@@ -180,20 +150,15 @@ func TestSpecialTokensNeverAllowed(t *testing.T) {
 	mask := make([]uint64, g.MaskWords())
 	g.NewMatcher().FillMask(mask)
 	for tok := harmony.FirstSpecialToken; tok <= harmony.LastSpecialToken; tok++ {
-		if mask[tok/64]&(1<<(tok%64)) != 0 {
-			t.Fatalf("special token %d allowed", tok)
-		}
+		require.Zero(t, mask[tok/64]&(1<<(tok%64)), "special token %d allowed", tok)
 	}
-	if err := g.NewMatcher().Accept(harmony.TokenCall); !errors.Is(err, ErrTokenNotAllowed) {
-		t.Fatalf("Accept(<|call|>) = %v", err)
-	}
+	require.ErrorIs(t, g.NewMatcher().Accept(harmony.TokenCall), ErrTokenNotAllowed, "Accept(<|call|>)")
 }
 
 func TestRefCycles(t *testing.T) {
 	for _, s := range []string{`{"$ref":"#"}`, `{"$ref":""}`, `{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"$ref":"#/$defs/a"}`} {
-		if _, err := CompileJSONSchema(testEncoding(t), []byte(s), nil); !errors.Is(err, ErrInvalidSchema) {
-			t.Errorf("%s: %v", s, err)
-		}
+		_, err := CompileJSONSchema(testenc.Encoding(t), []byte(s), nil)
+		assert.ErrorIs(t, err, ErrInvalidSchema, s)
 	}
 }
 
@@ -206,9 +171,8 @@ func TestConcurrentMatchers(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if at, end := feed(t, g, `{"s":"abxcd","n":12}`, true); at >= 0 || !end {
-				t.Errorf("refused at %d", at)
-			}
+			at, end := feed(t, g, `{"s":"abxcd","n":12}`, true)
+			assert.True(t, at < 0 && end, "refused at %d", at)
 		}()
 	}
 	wg.Wait()
@@ -220,7 +184,7 @@ func TestConcurrentMatchers(t *testing.T) {
 // shortcut for the universal automaton once returned it uncrossed, so
 // that five continuation bytes passed as a string of no characters.
 func TestUnionKeepsUTF8AndLength(t *testing.T) {
-	enc := testEncoding(t)
+	enc := testenc.Encoding(t)
 	for _, tc := range []struct {
 		schema string
 		good   []string // instances it takes
@@ -235,9 +199,8 @@ func TestUnionKeepsUTF8AndLength(t *testing.T) {
 		g := compile(t, schema, nil)
 		for _, bad := range []string{"\"\x88\x88\x88\x88\x88\"", "\"\xff\"", "\"a\xc3\"", "\"aaaaaaa\""} {
 			m := g.NewMatcher()
-			if err := m.AcceptBytes([]byte(bad)); err == nil && m.CanEnd() {
-				t.Errorf("%s: AcceptBytes(%q) accepted and can end", schema, bad)
-			}
+			err := m.AcceptBytes([]byte(bad))
+			assert.False(t, err == nil && m.CanEnd(), "%s: AcceptBytes(%q) accepted and can end", schema, bad)
 			// Token by token, through the mask.
 			m.Reset()
 			mask := make([]uint64, g.MaskWords())
@@ -248,18 +211,14 @@ func TestUnionKeepsUTF8AndLength(t *testing.T) {
 					ended = false
 					break
 				}
-				if err := m.Accept(tok); err != nil {
-					t.Fatalf("%s: Accept(%d) of a masked token: %v", schema, tok, err)
-				}
+				require.NoError(t, m.Accept(tok), "%s: Accept(%d) of a masked token", schema, tok)
 			}
-			if ended && m.CanEnd() {
-				t.Errorf("%s: the mask let %q through to the end", schema, bad)
-			}
+			assert.False(t, ended && m.CanEnd(), "%s: the mask let %q through to the end", schema, bad)
 		}
 		for _, good := range tc.good {
 			m := g.NewMatcher()
-			if err := m.AcceptBytes([]byte(good)); err != nil || !m.CanEnd() {
-				t.Errorf("%s: %s refused: %v", schema, good, err)
+			if assert.NoError(t, m.AcceptBytes([]byte(good)), "%s: %s refused", schema, good) {
+				assert.True(t, m.CanEnd(), "%s: %s refused: cannot end", schema, good)
 			}
 		}
 	}
@@ -290,9 +249,7 @@ func oneByteTokens(t testing.TB, enc *harmony.Encoding) [256]harmony.Token {
 			found++
 		}
 	}
-	if found < 256 {
-		t.Fatalf("only %d one-byte tokens", found)
-	}
+	require.Equal(t, 256, found, "one-byte tokens")
 	return byByte
 }
 
@@ -307,9 +264,8 @@ func TestCompileDeterministic(t *testing.T) {
 		"B":{"type":"object","properties":{"y":{"$ref":"#/$defs/A"}}}},
 	 "type":"object","properties":{"a":{"$ref":"#/$defs/A"},"b":{"$ref":"#/$defs/B"}}}`
 	for i := range 20 {
-		if _, err := CompileJSONSchema(testEncoding(t), []byte(schema), nil); err != nil {
-			t.Fatalf("compile %d: %v", i, err)
-		}
+		_, err := CompileJSONSchema(testenc.Encoding(t), []byte(schema), nil)
+		require.NoError(t, err, "compile %d", i)
 	}
 }
 
@@ -329,29 +285,22 @@ func TestNumbersInRange(t *testing.T) {
 			goods = append(goods, "9.99e307", "1e-400", "1e+0307", "12e306", "0.5e308", "12345678901234567890e288")
 		}
 		for _, good := range goods {
-			if _, ok := feed(t, g, good, false); !ok {
-				t.Errorf("%s: %.40s refused", schema, good)
-			}
-			if err := v.ValidateResponse(format, good); err != nil {
-				t.Errorf("%s: the validator refuses %.40s: %v", schema, good, err)
-			}
+			_, ok := feed(t, g, good, false)
+			assert.True(t, ok, "%s: %.40s refused", schema, good)
+			assert.NoError(t, v.ValidateResponse(format, good), "%s: the validator refuses %.40s", schema, good)
 		}
 		for _, bad := range []string{"1e309", "-1e309", "1e308", "1.7976931348623158e308", "123386e1565", big + "0", "1e2147483648", "12e307"} {
-			if _, ok := feed(t, g, bad, false); ok {
-				t.Errorf("%s: %.40s accepted", schema, bad)
-			}
+			_, ok := feed(t, g, bad, false)
+			assert.False(t, ok, "%s: %.40s accepted", schema, bad)
 		}
 	}
 	integer := compile(t, `{"type":"integer"}`, nil)
-	if _, ok := feed(t, integer, big, false); !ok {
-		t.Errorf("integer: 10^307 refused")
-	}
-	if _, ok := feed(t, integer, big+"0", false); ok {
-		t.Errorf("integer: 10^308 accepted")
-	}
+	_, ok := feed(t, integer, big, false)
+	assert.True(t, ok, "integer: 10^307 refused")
+	_, ok = feed(t, integer, big+"0", false)
+	assert.False(t, ok, "integer: 10^308 accepted")
 	for _, schema := range []string{`{"enum":[1e400]}`, `{"const":-1e308}`} {
-		if _, err := CompileJSONSchema(testEncoding(t), []byte(schema), nil); !errors.Is(err, ErrEmpty) {
-			t.Errorf("%s: got %v, want ErrEmpty (no number in range)", schema, err)
-		}
+		_, err := CompileJSONSchema(testenc.Encoding(t), []byte(schema), nil)
+		assert.ErrorIs(t, err, ErrEmpty, "%s: no number in range", schema)
 	}
 }

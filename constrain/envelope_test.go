@@ -1,26 +1,24 @@
 package constrain
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const weatherSchema = `{"type":"object","properties":{"city":{"type":"string"},"unit":{"enum":["c","f"]}},"required":["city"],"additionalProperties":false}`
 
 func weatherEnvelope(t *testing.T, opts EnvelopeOptions) *Envelope {
 	t.Helper()
-	enc := testEncoding(t)
+	enc := testenc.Encoding(t)
 	g, err := CompileJSONSchema(enc, []byte(weatherSchema), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	opts.Tools = append([]EnvelopeTool{{Name: "get_weather", Params: g}, {Name: "get_time"}}, opts.Tools...)
 	e, err := NewEnvelope(enc, &opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return e
 }
 
@@ -28,11 +26,11 @@ func weatherEnvelope(t *testing.T, opts EnvelopeOptions) *Envelope {
 // reports the index of the first refused one, or -1.
 func drive(t *testing.T, e *Envelope, text string) int {
 	t.Helper()
-	enc := testEncoding(t)
+	enc := testenc.Encoding(t)
 	for i, tok := range enc.EncodeWithSpecialTokens(text) {
-		if e.IsAllowed(tok) != (e.Accept(tok) == nil) {
-			t.Fatalf("%q: IsAllowed and Accept disagree on token %d", text, i)
-		}
+		allowed := e.IsAllowed(tok)
+		accepted := e.Accept(tok) == nil
+		require.Equal(t, allowed, accepted, "%q: IsAllowed and Accept disagree on token %d", text, i)
 		if e.n != i+1 {
 			return i
 		}
@@ -79,19 +77,15 @@ func TestEnvelopeCompletions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := weatherEnvelope(t, tt.opts)
 			bad := drive(t, e, tt.text)
-			if ok := bad < 0 && e.CanEnd(); ok != tt.ok {
-				t.Fatalf("accepted %v (first refused token %d), want %v", ok, bad, tt.ok)
-			}
+			require.Equal(t, tt.ok, bad < 0 && e.CanEnd(), "accepted (first refused token %d)", bad)
 		})
 	}
 }
 
 func TestEnvelopeResponseGrammar(t *testing.T) {
-	enc := testEncoding(t)
+	enc := testenc.Encoding(t)
 	g, err := CompileJSONSchema(enc, []byte(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for text, want := range map[string]bool{
 		`<|channel|>final<|message|>{"n": 3}<|return|>`:   true,
 		`<|channel|>final<|message|>{"n": 3.5}<|return|>`: false,
@@ -99,12 +93,8 @@ func TestEnvelopeResponseGrammar(t *testing.T) {
 		`<|channel|>final<|message|>{"n": 3<|return|>`:    false,
 	} {
 		e, err := NewEnvelope(enc, &EnvelopeOptions{Response: g})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok := drive(t, e, text) < 0 && e.CanEnd(); ok != want {
-			t.Errorf("%s: accepted %v, want %v", text, ok, want)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, want, drive(t, e, text) < 0 && e.CanEnd(), "%s: accepted", text)
 	}
 }
 
@@ -113,7 +103,7 @@ func TestEnvelopeResponseGrammar(t *testing.T) {
 // outside JSON, over the special tokens and a sample inside it), and that a
 // refused token leaves the envelope unchanged.
 func TestEnvelopeMaskMatchesIsAllowed(t *testing.T) {
-	enc := testEncoding(t)
+	enc := testenc.Encoding(t)
 	e := weatherEnvelope(t, EnvelopeOptions{MaxAnalysisTokens: 6})
 	mask := make([]uint64, e.MaskWords())
 	toks := enc.EncodeWithSpecialTokens(`<|channel|>analysis<|message|>Hmm.<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Oslo","unit":"c"}<|call|>`)
@@ -124,42 +114,31 @@ func TestEnvelopeMaskMatchesIsAllowed(t *testing.T) {
 			step = 997
 		}
 		for id := 0; id < enc.VocabSize(); id += step {
-			if in := mask[id>>6]&(1<<(id&63)) != 0; in != e.IsAllowed(harmony.Token(id)) {
-				t.Fatalf("token %d: mask and IsAllowed disagree on %d", i, id)
-			}
+			in := mask[id>>6]&(1<<(id&63)) != 0
+			require.Equal(t, e.IsAllowed(harmony.Token(id)), in, "token %d: mask and IsAllowed disagree on %d", i, id)
 		}
 		for id := harmony.FirstSpecialToken; id <= harmony.LastSpecialToken; id++ {
-			if in := mask[id>>6]&(1<<(id&63)) != 0; in != e.IsAllowed(id) {
-				t.Fatalf("token %d: mask and IsAllowed disagree on special %d", i, id)
-			}
+			in := mask[id>>6]&(1<<(id&63)) != 0
+			require.Equal(t, e.IsAllowed(id), in, "token %d: mask and IsAllowed disagree on special %d", i, id)
 			if !e.IsAllowed(id) {
 				n := e.n
-				if err := e.Accept(id); !errors.Is(err, ErrTokenNotAllowed) || e.n != n {
-					t.Fatalf("token %d: special %d refused with %v, n %d -> %d", i, id, err, n, e.n)
-				}
+				require.ErrorIs(t, e.Accept(id), ErrTokenNotAllowed, "token %d: special %d", i, id)
+				require.Equal(t, n, e.n, "token %d: special %d refused but moved the envelope", i, id)
 			}
 		}
-		if err := e.Accept(tok); err != nil {
-			t.Fatalf("token %d: %v", i, err)
-		}
+		require.NoError(t, e.Accept(tok), "token %d", i)
 	}
-	if !e.CanEnd() {
-		t.Fatal("not at the end")
-	}
+	require.True(t, e.CanEnd(), "not at the end")
 	e.FillMask(mask)
 	for _, w := range mask {
-		if w != 0 {
-			t.Fatal("a token allowed after the end")
-		}
+		require.Zero(t, w, "a token allowed after the end")
 	}
 	e.Reset()
-	if drive(t, e, `<|channel|>final<|message|>ok<|return|>`) >= 0 || !e.CanEnd() {
-		t.Fatal("Reset did not return to the start")
-	}
+	require.True(t, drive(t, e, `<|channel|>final<|message|>ok<|return|>`) < 0 && e.CanEnd(), "Reset did not return to the start")
 }
 
 func TestEnvelopeErrors(t *testing.T) {
-	enc := testEncoding(t)
+	enc := testenc.Encoding(t)
 	tests := []struct {
 		opts EnvelopeOptions
 		want error
@@ -173,8 +152,7 @@ func TestEnvelopeErrors(t *testing.T) {
 		{EnvelopeOptions{Tools: []EnvelopeTool{{Name: ""}}}, ErrInvalidEnvelope},
 	}
 	for _, tt := range tests {
-		if _, err := NewEnvelope(enc, &tt.opts); !errors.Is(err, tt.want) {
-			t.Errorf("%+v: got %v, want %v", tt.opts, err, tt.want)
-		}
+		_, err := NewEnvelope(enc, &tt.opts)
+		assert.ErrorIs(t, err, tt.want, "%+v", tt.opts)
 	}
 }

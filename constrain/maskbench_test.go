@@ -10,7 +10,10 @@ import (
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/maskbench"
 	"github.com/go-harmony/harmony/internal/testsupport/sample"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 	"github.com/go-harmony/harmony/jsonschema"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // loadBench reads every n-th entry of MaskBench, which is outside this
@@ -21,9 +24,7 @@ func loadBench(t *testing.T, every int) []maskbench.Entry {
 	if errors.Is(err, os.ErrNotExist) {
 		t.Skipf("MaskBench not found (%v): skipping", err)
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return out
 }
 
@@ -44,16 +45,14 @@ func TestMaskbenchDifferential(t *testing.T) {
 		every, maskEvery = 200, 4
 	}
 	entries := loadBench(t, every)
-	enc := testEncoding(t)
+	enc := testenc.Encoding(t)
 	v := jsonschema.New(nil)
 	var compiled, refused, instances, narrowed int
 	for si, e := range entries {
 		g, err := CompileJSONSchema(enc, e.Schema, nil)
 		if err != nil {
 			var se *SchemaError
-			if !errors.As(err, &se) {
-				t.Errorf("%s: compile error of type %T: %v", e.Name, err, err)
-			}
+			assert.ErrorAs(t, err, &se, "%s: compile error of type %T", e.Name, err)
 			refused++
 			continue
 		}
@@ -66,9 +65,8 @@ func TestMaskbenchDifferential(t *testing.T) {
 		mask := make([]uint64, g.MaskWords())
 		for ti, tc := range e.Tests {
 			var compact, indented bytes.Buffer
-			if json.Compact(&compact, tc.Data) != nil || json.Indent(&indented, tc.Data, "", "  ") != nil {
-				t.Fatalf("%s: bad instance", e.Name)
-			}
+			require.NoError(t, json.Compact(&compact, tc.Data), "%s: bad instance", e.Name)
+			require.NoError(t, json.Indent(&indented, tc.Data, "", "  "), "%s: bad instance", e.Name)
 			for _, text := range []string{compact.String(), indented.String()} {
 				instances++
 				oracle := v.ValidateResponse(format, text)
@@ -81,9 +79,8 @@ func TestMaskbenchDifferential(t *testing.T) {
 				for _, tok := range enc.EncodeOrdinary(text) {
 					if si%maskEvery == 0 {
 						m.FillMask(mask)
-						if bit := mask[tok/64]&(1<<(tok%64)) != 0; bit != m.IsAllowed(tok) {
-							t.Fatalf("%s test %d: mask bit %v disagrees with Accept", e.Name, ti, bit)
-						}
+						bit := mask[tok/64]&(1<<(tok%64)) != 0
+						require.Equal(t, m.IsAllowed(tok), bit, "%s test %d: mask bit disagrees with Accept", e.Name, ti)
 					}
 					if m.Accept(tok) != nil {
 						ok = false
@@ -91,10 +88,9 @@ func TestMaskbenchDifferential(t *testing.T) {
 					}
 				}
 				ok = ok && m.CanEnd()
-				switch {
-				case ok && oracle != nil:
-					t.Errorf("INVALIDATION %s test %d: accepted %.200q; validator: %v", e.Name, ti, text, oracle)
-				case !ok && oracle == nil:
+				if ok {
+					assert.NoError(t, oracle, "INVALIDATION %s test %d: accepted %.200q; validator refuses", e.Name, ti, text)
+				} else if oracle == nil {
 					narrowed++
 					t.Logf("narrowed %s test %d: refused %.200q", e.Name, ti, text)
 				}
@@ -102,9 +98,7 @@ func TestMaskbenchDifferential(t *testing.T) {
 		}
 	}
 	t.Logf("%d schemas: %d compiled and checked, %d refused; %d instances, %d valid ones refused", len(entries), compiled, refused, instances, narrowed)
-	if narrowed*100 > instances {
-		t.Errorf("%d of %d valid instances refused: above 1%%", narrowed, instances)
-	}
+	assert.LessOrEqual(t, narrowed*100, instances, "%d of %d valid instances refused: above 1%%", narrowed, instances)
 }
 
 // TestMaskbenchCompiles compiles every MaskBench schema with the default
@@ -117,7 +111,7 @@ func TestMaskbenchCompiles(t *testing.T) {
 		t.Skip("compiles all 11,305 schemas")
 	}
 	entries := loadBench(t, 1)
-	enc := testEncoding(t)
+	enc := testenc.Encoding(t)
 	compiled, maxStates, maxBytes := 0, 0, 0
 	var costliest [2]string
 	for _, e := range entries {
@@ -135,10 +129,9 @@ func TestMaskbenchCompiles(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d schemas compile; the costliest spend %d states (%s) and %d bytes (%s)", compiled, len(entries), maxStates, costliest[0], maxBytes, costliest[1])
-	if len(entries) == 11305 && compiled < 9074 {
-		t.Errorf("%d schemas compile, fewer than the 9,074 that compiled before the budget", compiled)
+	if len(entries) == 11305 {
+		assert.GreaterOrEqual(t, compiled, 9074, "schemas compile, fewer than the 9,074 that compiled before the budget")
 	}
-	if maxStates*10 > DefaultMaxStates*6 || maxBytes*10 > DefaultMaxBytes*6 {
-		t.Errorf("a schema spends %d states or %d bytes: more than 60%% of the default budget", maxStates, maxBytes)
-	}
+	assert.LessOrEqual(t, maxStates*10, DefaultMaxStates*6, "a schema spends %d states: more than 60%% of the default budget", maxStates)
+	assert.LessOrEqual(t, maxBytes*10, DefaultMaxBytes*6, "a schema spends %d bytes: more than 60%% of the default budget", maxBytes)
 }

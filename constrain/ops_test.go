@@ -6,19 +6,18 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // compileNode decodes schema and compiles it with c to its node.
 func compileNode(t *testing.T, c *compiler, schema string) *node {
 	t.Helper()
 	v, err := decodeSchema([]byte(schema))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	n, err := c.compileMap("", v.(map[string]any))
-	if err != nil {
-		t.Fatalf("%s: %v", schema, err)
-	}
+	require.NoError(t, err, schema)
 	return n
 }
 
@@ -42,16 +41,11 @@ func TestOverlapMatchesProduct(t *testing.T) {
 		for j, b := range nodes {
 			sa, err1 := c.strDFA(a)
 			sb, err2 := c.strDFA(b)
-			if err1 != nil || err2 != nil {
-				t.Fatal(err1, err2)
-			}
+			require.NoError(t, err1)
+			require.NoError(t, err2)
 			p, err := product(nil, sa, sb, opAnd)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got, want := c.overlap(strLang(a), strLang(b)), p != nil; got != want {
-				t.Errorf("%s and %s: overlap %v, product %v", names[i], names[j], got, want)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, p != nil, c.overlap(strLang(a), strLang(b)), "%s and %s: overlap, product", names[i], names[j])
 		}
 	}
 }
@@ -72,9 +66,7 @@ func TestLiteralsDFA(t *testing.T) {
 		}
 		strs = dedup(strs)
 		got, err := literalsDFA(nil, strs)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var re strings.Builder
 		for i, s := range strs {
 			if i > 0 {
@@ -88,19 +80,15 @@ func TestLiteralsDFA(t *testing.T) {
 		if len(strs) == 0 {
 			want, err = nil, nil
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if (got == nil) != (want == nil) || got != nil && got.states() != want.states() {
-			t.Fatalf("round %d %q: %d states, the regexp's %d", round, strs, got.states(), want.states())
-		}
+		require.NoError(t, err)
+		require.Equal(t, want == nil, got == nil, "round %d %q: nil", round, strs)
 		if got == nil {
 			continue
 		}
+		require.Equal(t, want.states(), got.states(), "round %d %q: states, the regexp's", round, strs)
 		for _, op := range []productOp{opAndNot, opAndNot} {
-			if x, _ := product(nil, got, want, op); x != nil {
-				t.Fatalf("%q: the trie accepts more", strs)
-			}
+			x, _ := product(nil, got, want, op)
+			require.Nil(t, x, "%q: the trie accepts more", strs)
 			got, want = want, got
 		}
 		for _, s := range strs {
@@ -108,9 +96,7 @@ func TestLiteralsDFA(t *testing.T) {
 			for i := 0; i < len(s) && q >= 0; i++ {
 				q = got.step(q, s[i])
 			}
-			if q < 0 || !got.accept[q] {
-				t.Fatalf("%q: %q refused", strs, s)
-			}
+			require.True(t, q >= 0 && got.accept[q], "%q: %q refused", strs, s)
 		}
 	}
 }
@@ -171,13 +157,9 @@ func TestUnivEqStates(t *testing.T) {
 	} {
 		n := compileNode(t, c, s)
 		d, err := c.strDFA(n)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		got, err := d.univEqStates(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		want := univEqByRefinement(d)
 		found := 0
 		for q := range got {
@@ -188,9 +170,7 @@ func TestUnivEqStates(t *testing.T) {
 			// another character than the one that led to it (after E1, a
 			// pattern may allow only what follows E0): not found, which
 			// only costs a mask walk.
-			if got[q] != want[q] && !(got[q] < 0 && want[q] != canon[0]) {
-				t.Errorf("%s: state %d: %d, want %d", s, q, got[q], want[q])
-			}
+			assert.True(t, got[q] == want[q] || got[q] < 0 && want[q] != canon[0], "%s: state %d: %d, want %d", s, q, got[q], want[q])
 			if got[q] >= 0 {
 				found++
 			}
@@ -206,17 +186,13 @@ func TestLengthDFA(t *testing.T) {
 	for b := 0; b < 256; b++ {
 		cont := b >= 0x80 && b < 0xC0
 		for b2 := 0; b2 < 256; b2++ {
-			if u.cls[b] == u.cls[b2] && cont != (b2 >= 0x80 && b2 < 0xC0) {
-				t.Fatalf("bytes %#x and %#x share a class of the universal automaton", b, b2)
-			}
+			require.False(t, u.cls[b] == u.cls[b2] && cont != (b2 >= 0x80 && b2 < 0xC0), "bytes %#x and %#x share a class of the universal automaton", b, b2)
 		}
 	}
 	for _, r := range [][2]int{{0, 0}, {0, 1}, {1, 1}, {0, 5}, {3, 7}, {2, -1}, {0, -1}, {40, 40}, {5, 3}} {
 		lo, hi := r[0], r[1]
 		got, err := lengthDFA(nil, lo, hi)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		top := lo
 		if hi >= 0 {
 			top = hi
@@ -240,19 +216,14 @@ func TestLengthDFA(t *testing.T) {
 		if hi >= 0 && lo > hi {
 			want = nil
 		}
-		if (got == nil) != (want == nil) {
-			t.Fatalf("%v: nil %v, want nil %v", r, got == nil, want == nil)
-		}
+		require.Equal(t, want == nil, got == nil, "%v: nil", r)
 		if got == nil {
 			continue
 		}
-		if got.states() != want.states() {
-			t.Errorf("%v: %d states, want %d", r, got.states(), want.states())
-		}
+		assert.Equal(t, want.states(), got.states(), "%v: states", r)
 		for _, op := range []productOp{opAndNot, opAndNot} {
-			if x, _ := cross(nil, got, want, op); x != nil {
-				t.Fatalf("%v: the languages differ", r)
-			}
+			x, _ := cross(nil, got, want, op)
+			require.Nil(t, x, "%v: the languages differ", r)
 			got, want = want, got
 		}
 	}

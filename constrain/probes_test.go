@@ -1,10 +1,12 @@
 package constrain
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/require"
 )
 
 // The probes are the schemas an attacker sent to measure what compiling
@@ -73,11 +75,10 @@ var probes = []struct {
 // compiles, or it is refused with ErrTooComplex.
 func checkProbe(tb testing.TB, name string, compiles bool, err error) {
 	tb.Helper()
-	if compiles && err != nil {
-		tb.Fatalf("%s: %v, want it to compile", name, err)
-	}
-	if !compiles && !errors.Is(err, ErrTooComplex) {
-		tb.Fatalf("%s: %v, want ErrTooComplex", name, err)
+	if compiles {
+		require.NoError(tb, err, "%s: want it to compile", name)
+	} else {
+		require.ErrorIs(tb, err, ErrTooComplex, name)
 	}
 }
 
@@ -85,7 +86,7 @@ func checkProbe(tb testing.TB, name string, compiles bool, err error) {
 // its outcome, so that the benchmark measures what its table says.
 func TestProbesOutcome(t *testing.T) {
 	for _, p := range probes {
-		_, err := CompileJSONSchema(testEncoding(t), []byte(p.schema()), nil)
+		_, err := CompileJSONSchema(testenc.Encoding(t), []byte(p.schema()), nil)
 		checkProbe(t, p.name, p.compiles, err)
 	}
 }
@@ -97,7 +98,7 @@ func TestProbesOutcome(t *testing.T) {
 //
 //	go test -run '^$' -bench CompileProbes -benchtime 5x ./constrain
 func BenchmarkCompileProbes(b *testing.B) {
-	enc := testEncoding(b)
+	enc := testenc.Encoding(b)
 	compile(b, `{}`, nil) // the vocabulary's tables, built once per Encoding
 	for _, p := range probes {
 		schema := []byte(p.schema())

@@ -2,7 +2,6 @@ package constrain
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/bits"
 	"strings"
@@ -10,7 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 	"github.com/go-harmony/harmony/jsonschema"
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzSchemaSoundness generates a schema from the features the compiler
@@ -50,7 +51,7 @@ type soundness struct {
 }
 
 func newSoundness(t testing.TB) *soundness {
-	enc := testEncoding(t)
+	enc := testenc.Encoding(t)
 	return &soundness{enc: enc, v: jsonschema.New(nil), byByte: oneByteTokens(t, enc)}
 }
 
@@ -59,16 +60,12 @@ func (s *soundness) check(t testing.TB, data []byte) {
 	enc, v := s.enc, s.v
 	in := newFuzzBytes(data)
 	schema, err := json.Marshal(genSchema(in, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	budget := &Budget{MaxStates: 1 << 16, MaxBytes: 8 << 20} // a fast refusal beats a slow compile
 	g, err := CompileJSONSchema(enc, schema, &Options{Budget: budget, MaxWhitespace: 2})
 	if err != nil {
 		var se *SchemaError
-		if !errors.As(err, &se) {
-			t.Fatalf("%s: %T %v", schema, err, err)
-		}
+		require.ErrorAs(t, err, &se, "%s: %T", schema, err)
 		return
 	}
 	format := harmony.ResponseFormat{Name: "f", Schema: schema}
@@ -104,23 +101,15 @@ func (s *soundness) check(t testing.TB, data []byte) {
 			// k-th allowed token picked.
 			m.FillMask(mask)
 			for _, tok := range []harmony.Token{s.byByte[in.next()], harmony.Token(in.next16()) % harmony.Token(enc.VocabSize())} {
-				if bit(tok) != m.IsAllowed(tok) {
-					t.Fatalf("%s after %q: token %d: mask %v, IsAllowed %v", schema, text, tok, bit(tok), !bit(tok))
-				}
+				require.Equal(t, m.IsAllowed(tok), bit(tok), "%s after %q: token %d: mask and IsAllowed disagree", schema, text, tok)
 			}
 			if tok, ok = kthToken(mask, int(in.next16())); !ok {
-				if !m.CanEnd() {
-					t.Fatalf("%s after %q: an empty mask where the value cannot end", schema, text)
-				}
+				require.True(t, m.CanEnd(), "%s after %q: an empty mask where the value cannot end", schema, text)
 				return
 			}
-			if !m.IsAllowed(tok) {
-				t.Fatalf("%s after %q: token %d in the mask, not allowed", schema, text, tok)
-			}
+			require.True(t, m.IsAllowed(tok), "%s after %q: token %d in the mask, not allowed", schema, text, tok)
 		}
-		if err := m.Accept(tok); err != nil {
-			t.Fatalf("%s after %q: token %d allowed, refused: %v", schema, text, tok, err)
-		}
+		require.NoError(t, m.Accept(tok), "%s after %q: token %d allowed, refused", schema, text, tok)
 		text, _ = enc.AppendBytes(text, []harmony.Token{tok})
 	}
 	if m.CanEnd() {
@@ -133,17 +122,11 @@ func (s *soundness) check(t testing.TB, data []byte) {
 // schema (or the value is too costly for it).
 func checkValid(t testing.TB, v *jsonschema.Validator, format harmony.ResponseFormat, schema, text []byte) {
 	t.Helper()
-	if !utf8.Valid(text) {
-		t.Fatalf("%s: accepted %q, not UTF-8", schema, text)
-	}
-	if !json.Valid(text) {
-		t.Fatalf("%s: accepted %q, not JSON", schema, text)
-	}
+	require.True(t, utf8.Valid(text), "%s: accepted %q, not UTF-8", schema, text)
+	require.True(t, json.Valid(text), "%s: accepted %q, not JSON", schema, text)
 	err := v.ValidateResponse(format, strings.TrimSpace(string(text)))
 	var ve *jsonschema.ValidationError
-	if errors.As(err, &ve) {
-		t.Fatalf("%s: accepted %q, which the validator refuses: %v", schema, text, err)
-	}
+	require.NotErrorAs(t, err, &ve, "%s: accepted %q, which the validator refuses", schema, text)
 }
 
 // kthToken returns the k-th token of mask (k modulo their number); false
