@@ -2,11 +2,11 @@ package jsonschema
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"testing"
 
 	"github.com/go-harmony/harmony"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkHostile times one call on each hostile schema of the issue,
@@ -19,9 +19,7 @@ func BenchmarkHostile(b *testing.B) {
 			b.SetBytes(int64(len(tc.schema)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := v.ValidateToolArguments(tool, `{}`); !errors.Is(err, ErrSchemaTooComplex) {
-					b.Fatal(err)
-				}
+				require.ErrorIs(b, v.ValidateToolArguments(tool, `{}`), ErrSchemaTooComplex)
 			}
 		})
 	}
@@ -36,9 +34,7 @@ func BenchmarkCompileDefinitions(b *testing.B) {
 			b.SetBytes(int64(len(raw)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if c := compileUncached(raw, DefaultMaxEvaluations); c.err != nil {
-					b.Fatal(c.err)
-				}
+				require.NoError(b, compileUncached(raw, DefaultMaxEvaluations).err)
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(n), "µs/def")
 		})
@@ -54,18 +50,14 @@ func BenchmarkOrderTool(b *testing.B) {
 		b.SetBytes(int64(len(raw)))
 		b.ReportAllocs()
 		for b.Loop() {
-			if c := compileUncached([]byte(raw), DefaultMaxEvaluations); c.err != nil {
-				b.Fatal(c.err)
-			}
+			require.NoError(b, compileUncached([]byte(raw), DefaultMaxEvaluations).err)
 		}
 	})
 	b.Run("validate", func(b *testing.B) {
 		v := New(nil)
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := v.ValidateToolArguments(tool, orderArguments); err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, v.ValidateToolArguments(tool, orderArguments))
 		}
 	})
 }
@@ -78,9 +70,7 @@ func BenchmarkGrowthWithDepth(b *testing.B) {
 	value := nestedKids(22)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := v.ValidateToolArguments(tool, value); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, v.ValidateToolArguments(tool, value))
 	}
 }
 
@@ -92,8 +82,6 @@ func BenchmarkScopeLimit(b *testing.B) {
 	value := nestedUnion(40)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := v.ValidateToolArguments(tool, value); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, v.ValidateToolArguments(tool, value))
 	}
 }

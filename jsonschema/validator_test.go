@@ -308,8 +308,13 @@ func TestCacheConcurrent(t *testing.T) {
 				schema := fmt.Sprintf(`{"type":"object","properties":{"n":{"type":"integer","maximum":%d}},"required":["n"]}`, i%300)
 				tool := harmony.NewToolDescription("f", "", json.RawMessage(schema))
 				err := v.ValidateToolArguments(tool, fmt.Sprintf(`{"n":%d}`, g))
-				if (g > i%300) != (err != nil) {
-					t.Errorf("maximum %d, n %d: %v", i%300, g, err)
+				var ok bool
+				if g > i%300 {
+					ok = assert.Error(t, err, "maximum %d, n %d", i%300, g)
+				} else {
+					ok = assert.NoError(t, err, "maximum %d, n %d", i%300, g)
+				}
+				if !ok {
 					return
 				}
 			}
@@ -365,9 +370,7 @@ func BenchmarkValidateToolArguments(b *testing.B) {
 	args := `{"location":"Paris","unit":"celsius","days":3,"at":[1.5,2]}`
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := v.ValidateToolArguments(tool, args); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, v.ValidateToolArguments(tool, args))
 	}
 }
 
@@ -397,15 +400,13 @@ func FuzzValidateToolArguments(f *testing.F) {
 		switch {
 		case err == nil:
 		case errors.As(err, &se):
-			if !errors.Is(err, harmony.ErrInvalidSchema) || !strings.HasPrefix(err.Error(), "harmony: ") {
-				t.Fatalf("bad schema error %v", err)
-			}
+			require.ErrorIs(t, err, harmony.ErrInvalidSchema, "bad schema error")
+			require.True(t, strings.HasPrefix(err.Error(), "harmony: "), "bad schema error %v", err)
 		case errors.As(err, &ve):
-			if len(ve.Violations) == 0 || !errors.Is(err, ErrSchemaViolation) {
-				t.Fatalf("bad validation error %v", err)
-			}
+			require.NotEmpty(t, ve.Violations, "bad validation error %v", err)
+			require.ErrorIs(t, err, ErrSchemaViolation, "bad validation error")
 		default:
-			t.Fatalf("unexpected error %T %v", err, err)
+			require.Fail(t, "unexpected error", "%T %v", err, err)
 		}
 	})
 }
