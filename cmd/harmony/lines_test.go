@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestLineReader checks that lineReader reads the lines and errors that
@@ -33,13 +36,9 @@ func TestLineReader(t *testing.T) {
 	for i, in := range inputs {
 		want := readAllLines(t, func(r *bufio.Reader) ([]byte, error) { return r.ReadBytes('\n') }, bufio.NewReaderSize(strings.NewReader(in), 1<<16))
 		file := filepath.Join(dir, "in")
-		if err := os.WriteFile(file, []byte(in), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(file, []byte(in), 0o644))
 		f, err := os.Open(file)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		for name, r := range map[string]io.Reader{
 			"file":    f,
 			"Len":     strings.NewReader(in),
@@ -47,14 +46,12 @@ func TestLineReader(t *testing.T) {
 		} {
 			lr := newLineReader(r)
 			got := readAllLines(t, func(*bufio.Reader) ([]byte, error) { return lr.readLine() }, nil)
-			if len(got) != len(want) {
-				t.Errorf("input %d, %s: %d lines, want %d", i, name, len(got), len(want))
+			if !assert.Equal(t, len(want), len(got), "input %d, %s: lines", i, name) {
 				continue
 			}
 			for k := range got {
-				if !bytes.Equal(got[k], want[k]) {
-					t.Errorf("input %d, %s: line %d differs (%d bytes, want %d)", i, name, k, len(got[k]), len(want[k]))
-				}
+				// Not assert.Equal: the lines are megabytes long.
+				assert.True(t, bytes.Equal(got[k], want[k]), "input %d, %s: line %d differs (%d bytes, want %d)", i, name, k, len(got[k]), len(want[k]))
 			}
 		}
 		f.Close()
@@ -74,8 +71,6 @@ func readAllLines(t *testing.T, read func(*bufio.Reader) ([]byte, error), r *buf
 		if errors.Is(err, io.EOF) {
 			return lines
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 	}
 }

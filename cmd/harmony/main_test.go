@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +19,9 @@ import (
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/conformance"
 	"github.com/go-harmony/harmony/internal/testsupport/sample"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // runCLI runs the command in-process.
@@ -36,9 +38,7 @@ func outputLines(t testing.TB, stdout string) []string {
 	if stdout == "" {
 		return nil
 	}
-	if !strings.HasSuffix(stdout, "\n") {
-		t.Fatalf("output does not end in a newline: %q", stdout)
-	}
+	require.True(t, strings.HasSuffix(stdout, "\n"), "output does not end in a newline: %q", stdout)
 	return strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
 }
 
@@ -48,15 +48,12 @@ type conformanceCase = conformance.Case
 func loadConformance(t *testing.T) []conformanceCase {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join("..", "..", "testdata", "conformance", "*.jsonl"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no conformance files: %v", err)
-	}
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "no conformance files")
 	var out []conformanceCase
 	for _, name := range files {
 		cases, err := conformance.Load(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		out = append(out, cases...)
 	}
 	return out
@@ -77,9 +74,7 @@ func caseArgs(t *testing.T, c *conformanceCase) (args []string, input string) {
 			args = append(args, "--reasoning", "keep")
 		}
 		var b bytes.Buffer
-		if err := json.Compact(&b, c.Conversation); err != nil {
-			t.Fatalf("%s: %v", c.ID, err)
-		}
+		require.NoError(t, json.Compact(&b, c.Conversation), c.ID)
 		return args, b.String()
 	case "parse", "stream":
 		role := "none"
@@ -91,12 +86,10 @@ func caseArgs(t *testing.T, c *conformanceCase) (args []string, input string) {
 			args = append(args, "--lenient")
 		}
 		b, err := json.Marshal(c.Tokens)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return args, string(b)
 	}
-	t.Fatalf("%s: unknown op %q", c.ID, c.Op)
+	require.Fail(t, "unknown op", "%s: %q", c.ID, c.Op)
 	return nil, ""
 }
 
@@ -105,18 +98,14 @@ func caseArgs(t *testing.T, c *conformanceCase) (args []string, input string) {
 func normalizeMessages(t *testing.T, data []byte) []any {
 	t.Helper()
 	v, err := conformance.NormalizeMessages(data)
-	if err != nil {
-		t.Fatalf("messages %s: %v", data, err)
-	}
+	require.NoError(t, err, "messages %s", data)
 	return v
 }
 
 func rawArray(t *testing.T, msgs []json.RawMessage) []byte {
 	t.Helper()
 	b, err := json.Marshal(msgs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return b
 }
 
@@ -157,13 +146,9 @@ func TestConformance(t *testing.T) {
 		b := batches[key]
 		t.Run(strings.ReplaceAll(key, " ", "_"), func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, b.input.String(), b.args...)
-			if stderr != "" {
-				t.Errorf("stderr: %s", stderr)
-			}
+			assert.Empty(t, stderr, "stderr")
 			lines := outputLines(t, stdout)
-			if len(lines) != len(b.cases) {
-				t.Fatalf("%d output lines for %d cases", len(lines), len(b.cases))
-			}
+			require.Equal(t, len(b.cases), len(lines), "output lines for the cases")
 			wantCode := 0
 			for i, c := range b.cases {
 				if checkCase(t, c, i+1, []byte(lines[i])) {
@@ -171,14 +156,13 @@ func TestConformance(t *testing.T) {
 				}
 				checked++
 			}
-			if code != wantCode {
-				t.Errorf("exit status %d, want %d", code, wantCode)
-			}
+			assert.Equal(t, wantCode, code, "exit status")
 		})
 	}
-	if every == 1 && checked != len(cases) || len(cases) < 1000 {
-		t.Errorf("checked %d of %d cases", checked, len(cases))
+	if every == 1 {
+		assert.Equal(t, len(cases), checked, "cases checked")
 	}
+	assert.GreaterOrEqual(t, len(cases), 1000, "checked %d of %d cases", checked, len(cases))
 }
 
 // checkCase checks the output line of input line n against its case and
@@ -191,34 +175,30 @@ func checkCase(t *testing.T, c *conformanceCase, n int, line []byte) (fails bool
 	switch c.Op {
 	case "render", "render_training", "render_completion":
 		var got []uint32
-		if err := json.Unmarshal(line, &got); err != nil {
-			t.Errorf("%s: output %.200s: %v", c.ID, line, err)
+		if !assert.NoError(t, json.Unmarshal(line, &got), "%s: output %.200s", c.ID, line) {
 			return isError
 		}
-		if !reflect.DeepEqual(got, c.ExpectTokens) {
-			t.Errorf("%s: tokens differ\n got %v\nwant %v", c.ID, got, c.ExpectTokens)
-		}
+		assert.Equal(t, c.ExpectTokens, got, "%s: tokens differ", c.ID)
 		return false
 	case "parse":
 		if c.ExpectError {
 			var e map[string]string
-			if err := json.Unmarshal(line, &e); err != nil || len(e) != 1 || !strings.HasPrefix(e["error"], errPrefix) {
-				t.Errorf("%s: want an error line, got %.300s", c.ID, line)
+			if assert.NoError(t, json.Unmarshal(line, &e), "%s: want an error line, got %.300s", c.ID, line) &&
+				assert.Len(t, e, 1, "%s: want an error line, got %.300s", c.ID, line) {
+				assert.True(t, strings.HasPrefix(e["error"], errPrefix), "%s: want an error line, got %.300s", c.ID, line)
 			}
 			return true
 		}
-		if isError {
-			t.Errorf("%s: %s", c.ID, line)
+		if !assert.False(t, isError, "%s: %s", c.ID, line) {
 			return true
 		}
-		if g, w := normalizeMessages(t, line), normalizeMessages(t, rawArray(t, c.ExpectMsgs)); !reflect.DeepEqual(g, w) {
-			t.Errorf("%s: messages differ\n got %v\nwant %v", c.ID, g, w)
-		}
+		g, w := normalizeMessages(t, line), normalizeMessages(t, rawArray(t, c.ExpectMsgs))
+		assert.Equal(t, w, g, "%s: messages differ", c.ID)
 		return false
 	case "stream":
 		return checkStream(t, c, errPrefix, line)
 	}
-	t.Errorf("%s: unknown op %q", c.ID, c.Op)
+	assert.Fail(t, "unknown op", "%s: %q", c.ID, c.Op)
 	return false
 }
 
@@ -236,15 +216,14 @@ func checkStream(t *testing.T, c *conformanceCase, errPrefix string, line []byte
 	var out streamOutput
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&out); err != nil {
-		t.Errorf("%s: output %.300s: %v", c.ID, line, err)
+	if !assert.NoError(t, dec.Decode(&out), "%s: output %.300s", c.ID, line) {
 		return c.ExpectErrAt != nil
 	}
 	errAt := -1
 	if out.Error != nil {
-		if out.Error.Index == nil || out.Error.Message == nil || !strings.HasPrefix(*out.Error.Message, errPrefix) {
-			t.Errorf("%s: bad error object in %.300s", c.ID, line)
-		} else {
+		if assert.NotNil(t, out.Error.Index, "%s: bad error object in %.300s", c.ID, line) &&
+			assert.NotNil(t, out.Error.Message, "%s: bad error object in %.300s", c.ID, line) &&
+			assert.True(t, strings.HasPrefix(*out.Error.Message, errPrefix), "%s: bad error object in %.300s", c.ID, line) {
 			errAt = *out.Error.Index
 		}
 	}
@@ -252,46 +231,37 @@ func checkStream(t *testing.T, c *conformanceCase, errPrefix string, line []byte
 	if c.ExpectErrAt != nil {
 		wantErrAt = *c.ExpectErrAt
 	}
-	if errAt != wantErrAt {
-		t.Errorf("%s: error at %d, want %d", c.ID, errAt, wantErrAt)
-	}
-	if len(out.Steps) != len(c.ExpectSteps) {
-		t.Errorf("%s: %d steps, want %d", c.ID, len(out.Steps), len(c.ExpectSteps))
-	}
+	assert.Equal(t, wantErrAt, errAt, "%s: error at", c.ID)
+	assert.Equal(t, len(c.ExpectSteps), len(out.Steps), "%s: steps", c.ID)
 	for i := 0; i < len(out.Steps) && i < len(c.ExpectSteps); i++ {
 		step := out.Steps[i]
 		var first string
 		if i < len(c.Tokens) {
 			first = `"token":` + strconv.FormatUint(uint64(c.Tokens[i]), 10)
-			if string(step["token"]) != strconv.FormatUint(uint64(c.Tokens[i]), 10) || step["eos"] != nil {
-				t.Errorf("%s: step %d: token %s, eos %s; want token %d", c.ID, i, step["token"], step["eos"], c.Tokens[i])
+			if !assert.Equal(t, strconv.FormatUint(uint64(c.Tokens[i]), 10), string(step["token"]), "%s: step %d: token", c.ID, i) ||
+				!assert.Nil(t, step["eos"], "%s: step %d: eos; want token %d", c.ID, i, c.Tokens[i]) {
 				break
 			}
 		} else {
 			first = `"eos":true`
-			if string(step["eos"]) != "true" || step["token"] != nil {
-				t.Errorf("%s: step %d: token %s, eos %s; want eos", c.ID, i, step["token"], step["eos"])
+			if !assert.Equal(t, "true", string(step["eos"]), "%s: step %d: eos", c.ID, i) ||
+				!assert.Nil(t, step["token"], "%s: step %d: token; want eos", c.ID, i) {
 				break
 			}
 		}
-		if len(step) != 6 {
-			t.Errorf("%s: step %d has %d keys, want 6", c.ID, i, len(step))
+		if !assert.Len(t, step, 6, "%s: step %d: keys", c.ID, i) {
 			break
 		}
 		got := make([]*string, 5)
 		for j, k := range []string{"role", "channel", "recipient", "content_type", "delta"} {
-			if err := json.Unmarshal(step[k], &got[j]); err != nil {
-				t.Errorf("%s: step %d: %s: %v", c.ID, i, k, err)
-			}
+			assert.NoError(t, json.Unmarshal(step[k], &got[j]), "%s: step %d: %s", c.ID, i, k)
 		}
-		if g, w := showStep(got), showStep(c.ExpectSteps[i][:]); g != w {
-			t.Errorf("%s: step %d (%s): got %s, want %s", c.ID, i, first, g, w)
+		if !assert.Equal(t, showStep(c.ExpectSteps[i][:]), showStep(got), "%s: step %d (%s)", c.ID, i, first) {
 			break
 		}
 	}
-	if g, w := normalizeMessages(t, out.Messages), normalizeMessages(t, rawArray(t, c.ExpectMsgs)); !reflect.DeepEqual(g, w) {
-		t.Errorf("%s: messages differ\n got %v\nwant %v", c.ID, g, w)
-	}
+	g, w := normalizeMessages(t, out.Messages), normalizeMessages(t, rawArray(t, c.ExpectMsgs))
+	assert.Equal(t, w, g, "%s: messages differ", c.ID)
 	return out.Error != nil
 }
 
@@ -337,16 +307,10 @@ func TestExitStatus(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, tc.stdin, tc.args...)
-			if code != tc.want {
-				t.Errorf("exit status %d, want %d (stderr %q)", code, tc.want, stderr)
-			}
+			assert.Equal(t, tc.want, code, "exit status (stderr %q)", stderr)
 			if tc.want == 2 {
-				if stdout != "" {
-					t.Errorf("stdout %q, want nothing", stdout)
-				}
-				if !strings.Contains(stderr, "usage: harmony") {
-					t.Errorf("stderr %q has no usage", stderr)
-				}
+				assert.Empty(t, stdout, "stdout")
+				assert.Contains(t, stderr, "usage: harmony", "stderr has no usage")
 			}
 		})
 	}
@@ -354,17 +318,11 @@ func TestExitStatus(t *testing.T) {
 
 func TestUsageMessages(t *testing.T) {
 	_, _, stderr := runCLI(t, "", "render", "--mode", "chat")
-	if !strings.Contains(stderr, `invalid value "chat" for flag -mode: want completion, conversation or training`) {
-		t.Errorf("stderr: %s", stderr)
-	}
+	assert.Contains(t, stderr, `invalid value "chat" for flag -mode: want completion, conversation or training`)
 	_, _, stderr = runCLI(t, "", "parse", "--lenient", "--recover")
-	if !strings.HasPrefix(stderr, "harmony parse: --lenient and --recover are two parse modes: give one (strict is the default)\nusage: harmony parse ") {
-		t.Errorf("stderr: %s", stderr)
-	}
+	assert.True(t, strings.HasPrefix(stderr, "harmony parse: --lenient and --recover are two parse modes: give one (strict is the default)\nusage: harmony parse "), "stderr: %s", stderr)
 	_, _, stderr = runCLI(t, "", "frobnicate")
-	if !strings.HasPrefix(stderr, `harmony: unknown command "frobnicate"`) {
-		t.Errorf("stderr: %s", stderr)
-	}
+	assert.True(t, strings.HasPrefix(stderr, `harmony: unknown command "frobnicate"`), "stderr: %s", stderr)
 }
 
 const userHi = `{"messages":[{"role":"user","content":"hi & <bye>"}]}`
@@ -374,57 +332,47 @@ func TestRenderText(t *testing.T) {
 	want := `"<|start|>user<|message|>hi & <bye><|end|><|start|>assistant"` + "\n" +
 		`"<|start|>user<|message|>hi & <bye><|end|><|start|>assistant<|channel|>final<|message|>ok<|end|><|start|>assistant"` + "\n"
 	code, stdout, stderr := runCLI(t, in, "render", "--text")
-	if code != 0 || stdout != want {
-		t.Errorf("exit %d, stderr %q\n got %s\nwant %s", code, stderr, stdout, want)
-	}
+	assert.Equal(t, 0, code, "exit (stderr %q)", stderr)
+	assert.Equal(t, want, stdout)
 
 	want = `"<|start|>user<|message|>hi & <bye><|end|><|start|>tool"` + "\n"
-	if code, stdout, _ := runCLI(t, userHi, "render", "--text", "--role", "tool"); code != 0 || stdout != want {
-		t.Errorf("--role tool: exit %d\n got %s\nwant %s", code, stdout, want)
-	}
+	code, stdout, _ = runCLI(t, userHi, "render", "--text", "--role", "tool")
+	assert.Equal(t, 0, code, "--role tool: exit")
+	assert.Equal(t, want, stdout, "--role tool")
 	want = `"<|start|>user<|message|>hi & <bye><|end|>"` + "\n"
-	if code, stdout, _ := runCLI(t, userHi, "render", "--text", "--mode", "conversation"); code != 0 || stdout != want {
-		t.Errorf("conversation: exit %d\n got %s\nwant %s", code, stdout, want)
-	}
+	code, stdout, _ = runCLI(t, userHi, "render", "--text", "--mode", "conversation")
+	assert.Equal(t, 0, code, "conversation: exit")
+	assert.Equal(t, want, stdout, "conversation")
 	want = "[]\n"
-	if code, stdout, _ := runCLI(t, `{"messages":[]}`, "render", "--mode=training"); code != 0 || stdout != want {
-		t.Errorf("empty conversation: exit %d\n got %s\nwant %s", code, stdout, want)
-	}
+	code, stdout, _ = runCLI(t, `{"messages":[]}`, "render", "--mode=training")
+	assert.Equal(t, 0, code, "empty conversation: exit")
+	assert.Equal(t, want, stdout, "empty conversation")
 
 	// The token ids are those of the same text encoded with special tokens.
-	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := testenc.Encoding(t)
 	toks := enc.EncodeWithSpecialTokens("<|start|>user<|message|>hi & <bye><|end|><|start|>assistant")
 	b, _ := json.Marshal(toks)
-	if code, stdout, _ := runCLI(t, userHi, "render"); code != 0 || stdout != string(b)+"\n" {
-		t.Errorf("ids: exit %d\n got %s\nwant %s", code, stdout, b)
-	}
+	code, stdout, _ = runCLI(t, userHi, "render")
+	assert.Equal(t, 0, code, "ids: exit")
+	assert.Equal(t, string(b)+"\n", stdout, "ids")
 }
 
 // TestParseLiteral checks that messages are written with "<", ">" and "&"
 // literally, and that an escaped backslash stays escaped.
 func TestParseLiteral(t *testing.T) {
-	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := testenc.Encoding(t)
 	text := `a <|start|> & \u003c "q" ` + "\u2028"
 	msg := harmony.NewTextMessage(harmony.RoleAssistant, text).WithChannel("final")
 	toks, err := enc.RenderConversation(harmony.NewConversation(msg), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	in, _ := json.Marshal(toks)
 	want := `[{"role":"assistant","content":"a <|start|> & \\u003c \"q\" \u2028","channel":"final"}]` + "\n"
 	code, stdout, stderr := runCLI(t, string(in), "parse", "--role", "none")
-	if code != 0 || stdout != want {
-		t.Errorf("exit %d, stderr %q\n got %s\nwant %s", code, stderr, stdout, want)
-	}
+	assert.Equal(t, 0, code, "exit (stderr %q)", stderr)
+	assert.Equal(t, want, stdout)
 	var back []harmony.Message
-	if err := json.Unmarshal([]byte(stdout), &back); err != nil || len(back) != 1 || back[0].Text() != text {
-		t.Errorf("round trip: %v %+v", err, back)
+	if assert.NoError(t, json.Unmarshal([]byte(stdout), &back), "round trip") && assert.Len(t, back, 1, "round trip") {
+		assert.Equal(t, text, back[0].Text(), "round trip")
 	}
 }
 
@@ -433,17 +381,14 @@ func TestParseLiteral(t *testing.T) {
 func TestRecoverFlag(t *testing.T) {
 	in := "[15390,23045,11,889,357,8535,1652,483,484,13,200007]\n" // "I'm sorry, but I can't help with that.<|end|>"
 	code, out, _ := runCLI(t, in, "parse", "--role", "assistant", "--recover")
-	if code != 0 || out != `[{"role":"assistant","content":"I'm sorry, but I can't help with that.","channel":"analysis"}]`+"\n" {
-		t.Errorf("--recover: exit %d, %q", code, out)
-	}
+	assert.Equal(t, 0, code, "--recover: exit")
+	assert.Equal(t, `[{"role":"assistant","content":"I'm sorry, but I can't help with that.","channel":"analysis"}]`+"\n", out, "--recover")
 	code, out, _ = runCLI(t, in, "parse", "--role", "assistant")
-	if code != 1 || !strings.HasPrefix(out, `{"error":"line 1: harmony: parse: at end of stream`) {
-		t.Errorf("strict: exit %d, %q", code, out)
-	}
+	assert.Equal(t, 1, code, "strict: exit")
+	assert.True(t, strings.HasPrefix(out, `{"error":"line 1: harmony: parse: at end of stream`), "strict: %q", out)
 	code, out, _ = runCLI(t, in, "stream", "--role", "assistant", "--recover")
-	if code != 0 || !strings.HasSuffix(out, `"messages":[{"role":"assistant","content":"I'm sorry, but I can't help with that.","channel":"analysis"}]}`+"\n") {
-		t.Errorf("stream --recover: exit %d, %q", code, out)
-	}
+	assert.Equal(t, 0, code, "stream --recover: exit")
+	assert.True(t, strings.HasSuffix(out, `"messages":[{"role":"assistant","content":"I'm sorry, but I can't help with that.","channel":"analysis"}]}`+"\n"), "stream --recover: %q", out)
 }
 
 // completion is the README's completion: "<|channel|>final<|message|>Hi<|return|>",
@@ -482,29 +427,24 @@ func TestParseRole(t *testing.T) {
 		{[]string{"parse", "--recover"}, "[200006,1428,200008,3686,200007]\n", 0, `[{"role":"user","content":"hi"}]` + "\n", ""},
 	} {
 		code, stdout, stderr := runCLI(t, tc.in, tc.args...)
-		okOut := stdout == tc.stdout
+		assert.Equal(t, tc.code, code, "%v: exit", tc.args)
 		if end, ok := strings.CutPrefix(tc.stdout, "..."); ok {
-			okOut = strings.HasSuffix(stdout, end)
+			assert.True(t, strings.HasSuffix(stdout, end), "%v:\n got %s\nwant ...%s", tc.args, stdout, end)
+		} else {
+			assert.Equal(t, tc.stdout, stdout, "%v: stdout", tc.args)
 		}
-		if code != tc.code || !okOut || stderr != tc.stderr {
-			t.Errorf("%v: exit %d, stderr %q\n got %s\nwant exit %d, stderr %q\n     %s", tc.args, code, stderr, stdout, tc.code, tc.stderr, tc.stdout)
-		}
+		assert.Equal(t, tc.stderr, stderr, "%v: stderr", tc.args)
 	}
 	for _, cmd := range []string{"parse", "stream"} {
 		_, _, stderr := runCLI(t, "", cmd, "-h")
-		if !strings.Contains(stderr, "The tokens are a completion, sampled after \"<|start|>assistant\", by default;") ||
-			!strings.Contains(stderr, "assistant (the default) for a completion") {
-			t.Errorf("%s -h does not give the default role:\n%s", cmd, stderr)
-		}
+		assert.Contains(t, stderr, "The tokens are a completion, sampled after \"<|start|>assistant\", by default;", "%s -h does not give the default role", cmd)
+		assert.Contains(t, stderr, "assistant (the default) for a completion", "%s -h does not give the default role", cmd)
 	}
 }
 
 func TestEncodeCountDecode(t *testing.T) {
 	text := "Grüße, 世界! 🌍🚀 naïve café\n\ttabs  and <|start|> too\n"
-	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := testenc.Encoding(t)
 	for _, special := range []bool{false, true} {
 		var args []string
 		want := enc.EncodeOrdinary(text)
@@ -514,28 +454,22 @@ func TestEncodeCountDecode(t *testing.T) {
 		}
 		wantJSON, _ := json.Marshal(want)
 		code, stdout, stderr := runCLI(t, text, append([]string{"encode"}, args...)...)
-		if code != 0 || stdout != string(wantJSON)+"\n" {
-			t.Fatalf("encode %v: exit %d, stderr %q\n got %s\nwant %s", args, code, stderr, stdout, wantJSON)
-		}
+		require.Equal(t, 0, code, "encode %v: exit (stderr %q)", args, stderr)
+		require.Equal(t, string(wantJSON)+"\n", stdout, "encode %v", args)
 		code, count, _ := runCLI(t, text, append([]string{"count"}, args...)...)
-		if code != 0 || count != strconv.Itoa(len(want))+"\n" {
-			t.Errorf("count %v: exit %d, got %q, want %d", args, code, count, len(want))
-		}
+		assert.Equal(t, 0, code, "count %v: exit", args)
+		assert.Equal(t, strconv.Itoa(len(want))+"\n", count, "count %v", args)
 		code, decoded, _ := runCLI(t, stdout, "decode")
-		if want := literalJSON(t, text); code != 0 || decoded != want {
-			t.Errorf("decode %v: exit %d\n got %s\nwant %s", args, code, decoded, want)
-		}
+		assert.Equal(t, 0, code, "decode %v: exit", args)
+		assert.Equal(t, literalJSON(t, text), decoded, "decode %v", args)
 	}
 	// One special token decodes to its text; the special flag changes the count.
-	if _, out, _ := runCLI(t, "<|start|>", "count", "--special"); out != "1\n" {
-		t.Errorf("count --special <|start|> = %q, want 1", out)
-	}
-	if _, out, _ := runCLI(t, "", "encode"); out != "[]\n" {
-		t.Errorf("encode of nothing = %q, want []", out)
-	}
-	if _, out, _ := runCLI(t, "", "count"); out != "0\n" {
-		t.Errorf("count of nothing = %q, want 0", out)
-	}
+	_, out, _ := runCLI(t, "<|start|>", "count", "--special")
+	assert.Equal(t, "1\n", out, "count --special <|start|>")
+	_, out, _ = runCLI(t, "", "encode")
+	assert.Equal(t, "[]\n", out, "encode of nothing")
+	_, out, _ = runCLI(t, "", "count")
+	assert.Equal(t, "0\n", out, "count of nothing")
 	// A token that is only part of a UTF-8 character decodes lossily.
 	partial := harmony.Token(0)
 	for ; partial < 1000; partial++ {
@@ -543,13 +477,12 @@ func TestEncodeCountDecode(t *testing.T) {
 			break
 		}
 	}
-	if partial == 1000 {
-		t.Fatal("no token with invalid UTF-8 below 1000")
-	}
+	require.NotEqual(t, harmony.Token(1000), partial, "no token with invalid UTF-8 below 1000")
 	in := "[200006, " + strconv.Itoa(int(partial)) + "]\n"
-	if code, out, _ := runCLI(t, in, "decode"); code != 0 || !strings.HasPrefix(out, `"<|start|>`) || !strings.Contains(out, "\uFFFD") {
-		t.Errorf("decode %s: exit %d, got %q", in, code, out)
-	}
+	code, out, _ := runCLI(t, in, "decode")
+	assert.Equal(t, 0, code, "decode %s: exit", in)
+	assert.True(t, strings.HasPrefix(out, `"<|start|>`), "decode %s: got %q", in, out)
+	assert.Contains(t, out, "\uFFFD", "decode %s", in)
 }
 
 // TestBOM checks that a byte order mark at the start of the input is
@@ -575,15 +508,15 @@ func TestBOM(t *testing.T) {
 		{[]string{"encode"}, bom, "[]\n", 0},
 	} {
 		code, stdout, stderr := runCLI(t, tc.in, tc.args...)
-		if code != tc.code || stdout != tc.want || stderr != "" {
-			t.Errorf("%v on %q: exit %d, stderr %q\n got %s\nwant %s", tc.args, tc.in, code, stderr, stdout, tc.want)
-		}
+		assert.Equal(t, tc.code, code, "%v on %q: exit", tc.args, tc.in)
+		assert.Equal(t, tc.want, stdout, "%v on %q", tc.args, tc.in)
+		assert.Empty(t, stderr, "%v on %q: stderr", tc.args, tc.in)
 	}
 	// Not at the start, U+FEFF is text.
-	want := literalJSON(t, mustEnc(t).EncodeOrdinary("a"+bom))
-	if code, stdout, _ := runCLI(t, "a"+bom, "encode"); code != 0 || stdout != want {
-		t.Errorf("encode a+BOM: exit %d, got %s, want %s", code, stdout, want)
-	}
+	want := literalJSON(t, testenc.Encoding(t).EncodeOrdinary("a"+bom))
+	code, stdout, _ := runCLI(t, "a"+bom, "encode")
+	assert.Equal(t, 0, code, "encode a+BOM: exit")
+	assert.Equal(t, want, stdout, "encode a+BOM")
 }
 
 // literalJSON returns the JSON line of v with "<", ">" and "&" unescaped.
@@ -592,9 +525,7 @@ func literalJSON(t *testing.T, v any) string {
 	var b bytes.Buffer
 	e := json.NewEncoder(&b)
 	e.SetEscapeHTML(false)
-	if err := e.Encode(v); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, e.Encode(v))
 	return b.String()
 }
 
@@ -613,16 +544,12 @@ func TestErrorLines(t *testing.T) {
 		`[200006, 200007]`,
 	}, "\n") // no final newline: the last line still counts
 	code, stdout, stderr := runCLI(t, in, "decode")
-	if code != 1 || stderr != "" {
-		t.Errorf("exit %d, stderr %q", code, stderr)
-	}
+	assert.Equal(t, 1, code, "exit")
+	assert.Empty(t, stderr, "stderr")
 	lines := outputLines(t, stdout)
-	if len(lines) != 11 {
-		t.Fatalf("%d lines, want 11:\n%s", len(lines), stdout)
-	}
-	if lines[0] != `"<|start|>"` || lines[10] != `"<|start|><|end|>"` {
-		t.Errorf("good lines: %s, %s", lines[0], lines[10])
-	}
+	require.Len(t, lines, 11, "output:\n%s", stdout)
+	assert.Equal(t, `"<|start|>"`, lines[0], "good line 0")
+	assert.Equal(t, `"<|start|><|end|>"`, lines[10], "good line 10")
 	wantErr := map[int]string{
 		3: `{"error":"line 4: invalid token id -1 at index 0: want an integer from 0 to 4294967295"}`,
 		5: `{"error":"line 6: invalid token id 4294967296 at index 0: want an integer from 0 to 4294967295"}`,
@@ -631,17 +558,16 @@ func TestErrorLines(t *testing.T) {
 	}
 	for i := 1; i <= 9; i++ {
 		var e map[string]string
-		if err := json.Unmarshal([]byte(lines[i]), &e); err != nil || len(e) != 1 || e["error"] == "" {
-			t.Errorf("line %d: %s, want an error object", i, lines[i])
+		if assert.NoError(t, json.Unmarshal([]byte(lines[i]), &e), "line %d: %s, want an error object", i, lines[i]) &&
+			assert.Len(t, e, 1, "line %d: %s, want an error object", i, lines[i]) {
+			assert.NotEmpty(t, e["error"], "line %d: %s, want an error object", i, lines[i])
 		}
-		if w, ok := wantErr[i]; ok && lines[i] != w {
-			t.Errorf("line %d: %s, want %s", i, lines[i], w)
+		if w, ok := wantErr[i]; ok {
+			assert.Equal(t, w, lines[i], "line %d", i)
 		}
 	}
 	// An id the vocabulary lacks is valid input; decoding it fails.
-	if !strings.HasPrefix(lines[9], `{"error":"line 10: harmony: decode: unknown token id 4294967295`) {
-		t.Errorf("line 9: %s", lines[9])
-	}
+	assert.True(t, strings.HasPrefix(lines[9], `{"error":"line 10: harmony: decode: unknown token id 4294967295`), "line 9: %s", lines[9])
 
 	// Render: a malformed line and a message that cannot be rendered fail
 	// alone, and name their lines, blank lines counted, with one worker or
@@ -653,9 +579,9 @@ func TestErrorLines(t *testing.T) {
 		`"<|start|>user<|message|>hi & <bye><|end|><|start|>assistant"` + "\n"
 	for _, workers := range []string{"1", "3"} {
 		code, stdout, stderr = runCLI(t, in, "render", "--text", "--workers", workers)
-		if code != 1 || stdout != want || stderr != "" {
-			t.Errorf("render --workers %s: exit %d, stderr %q\n got %s\nwant %s", workers, code, stderr, stdout, want)
-		}
+		assert.Equal(t, 1, code, "render --workers %s: exit", workers)
+		assert.Equal(t, want, stdout, "render --workers %s", workers)
+		assert.Empty(t, stderr, "render --workers %s: stderr", workers)
 	}
 }
 
@@ -664,9 +590,8 @@ func TestStreamShape(t *testing.T) {
 	// fails at its first token; a message completed before an error; a
 	// header cut short by the end of the stream.
 	code, stdout, stderr := runCLI(t, "[200006, 173781, 200008, 200007]\n\n[1]\n[200006, 173781, 200008, 200007, 5]\n[200006, 173781]\n", "stream", "--role", "none")
-	if code != 1 || stderr != "" {
-		t.Errorf("exit %d, stderr %q", code, stderr)
-	}
+	assert.Equal(t, 1, code, "exit")
+	assert.Empty(t, stderr, "stderr")
 	lines := outputLines(t, stdout)
 	steps := `{"steps":[` +
 		`{"token":200006,"role":null,"channel":null,"recipient":null,"content_type":null,"delta":null},` +
@@ -684,12 +609,10 @@ func TestStreamShape(t *testing.T) {
 			`{"token":173781,"role":null,"channel":null,"recipient":null,"content_type":null,"delta":null}],` +
 			`"messages":[],"error":{"index":2,"message":"line 5: harmony: parse: at end of stream (index 2, state Header): unexpected end of stream: inside a message header"}}`,
 	}
-	if len(lines) != len(want) {
-		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), stdout)
-	}
+	require.Len(t, lines, len(want), "output:\n%s", stdout)
 	for i, w := range want {
-		if w != "" && lines[i] != w {
-			t.Errorf("line %d:\n got %s\nwant %s", i, lines[i], w)
+		if w != "" {
+			assert.Equal(t, w, lines[i], "line %d", i)
 		}
 	}
 	var mid struct {
@@ -697,19 +620,16 @@ func TestStreamShape(t *testing.T) {
 		Messages []json.RawMessage `json:"messages"`
 		Error    map[string]any    `json:"error"`
 	}
-	if err := json.Unmarshal([]byte(lines[1]), &mid); err != nil {
-		t.Fatal(err)
-	}
-	if len(mid.Steps) != 0 || mid.Steps == nil || len(mid.Messages) != 0 || len(mid.Error) != 2 || mid.Error["index"] != 0.0 ||
-		!strings.HasPrefix(mid.Error["message"].(string), "line 3: harmony: parse: ") {
-		t.Errorf("failed line: %s", lines[1])
+	require.NoError(t, json.Unmarshal([]byte(lines[1]), &mid))
+	assert.NotNil(t, mid.Steps, "failed line: %s", lines[1])
+	assert.Empty(t, mid.Steps, "failed line: %s", lines[1])
+	assert.Empty(t, mid.Messages, "failed line: %s", lines[1])
+	if assert.Len(t, mid.Error, 2, "failed line: %s", lines[1]) && assert.Equal(t, 0.0, mid.Error["index"], "failed line: %s", lines[1]) {
+		assert.True(t, strings.HasPrefix(mid.Error["message"].(string), "line 3: harmony: parse: "), "failed line: %s", lines[1])
 	}
 
 	// With --role assistant, deltas appear as content is read.
-	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := testenc.Encoding(t)
 	toks := append([]harmony.Token{harmony.TokenChannel}, enc.EncodeOrdinary("final")...)
 	toks = append(toks, harmony.TokenMessage)
 	toks = append(toks, enc.EncodeOrdinary("Hello")...)
@@ -722,18 +642,20 @@ func TestStreamShape(t *testing.T) {
 		}
 		Messages []json.RawMessage
 	}
-	if err := json.Unmarshal([]byte(stdout), &res); err != nil || code != 0 {
-		t.Fatalf("exit %d, %v: %s", code, err, stdout)
-	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &res), stdout)
+	require.Equal(t, 0, code, "exit: %s", stdout)
 	var deltas string
 	for _, s := range res.Steps {
 		if s.Delta != nil {
 			deltas += *s.Delta
 		}
 	}
-	if deltas != "Hello" || len(res.Steps) != len(toks)+1 || *res.Steps[0].Role != "assistant" ||
-		len(res.Messages) != 1 || string(res.Messages[0]) != `{"role":"assistant","content":"Hello","channel":"final"}` {
-		t.Errorf("got %s", stdout)
+	assert.Equal(t, "Hello", deltas, "got %s", stdout)
+	if assert.Len(t, res.Steps, len(toks)+1, "got %s", stdout) {
+		assert.Equal(t, "assistant", *res.Steps[0].Role, "got %s", stdout)
+	}
+	if assert.Len(t, res.Messages, 1, "got %s", stdout) {
+		assert.Equal(t, `{"role":"assistant","content":"Hello","channel":"final"}`, string(res.Messages[0]), "got %s", stdout)
 	}
 }
 
@@ -748,13 +670,14 @@ func TestLongLine(t *testing.T) {
 	b.WriteString(",200007]\n")
 	code, stdout, stderr := runCLI(t, b.String()+b.String(), "parse", "--role", "none")
 	lines := outputLines(t, stdout)
-	if code != 0 || len(lines) != 2 || lines[0] != lines[1] || stderr != "" {
-		t.Fatalf("exit %d, %d lines, stderr %q", code, len(lines), stderr)
-	}
+	require.Equal(t, 0, code, "exit")
+	require.Empty(t, stderr, "stderr")
+	require.Equal(t, 2, len(lines), "lines")
+	require.True(t, lines[0] == lines[1], "the two lines differ")
 	var msgs []harmony.Message
-	if err := json.Unmarshal([]byte(lines[0]), &msgs); err != nil || len(msgs) != 1 || msgs[0].Role != harmony.RoleAssistant {
-		t.Fatalf("%v: %.200s", err, lines[0])
-	}
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &msgs), "%.200s", lines[0])
+	require.Len(t, msgs, 1, "%.200s", lines[0])
+	require.Equal(t, harmony.RoleAssistant, msgs[0].Role, "%.200s", lines[0])
 }
 
 // TestBinary builds the command and pipes render into parse through real
@@ -764,37 +687,26 @@ func TestBinary(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := filepath.Join(t.TempDir(), "harmony")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build:\n%s", out)
 	render := exec.Command(bin, "render", "--mode", "conversation")
 	render.Stdin = strings.NewReader(`[{"role":"assistant","channel":"final","content":"1 < 2 & 🌍"}]` + "\n" +
 		`{"messages":[{"role":"user","content":"hi"}]}` + "\n")
 	parse := exec.Command(bin, "parse", "--role", "none")
 	pipe, err := render.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	parse.Stdin = pipe
-	var out, renderErrs, parseErrs bytes.Buffer // one buffer per process: they write concurrently
-	parse.Stdout, parse.Stderr, render.Stderr = &out, &parseErrs, &renderErrs
-	if err := render.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := parse.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if err := render.Wait(); err != nil {
-		t.Errorf("render: %v", err)
-	}
-	if err := parse.Wait(); err != nil {
-		t.Errorf("parse: %v", err)
-	}
+	var parsed, renderErrs, parseErrs bytes.Buffer // one buffer per process: they write concurrently
+	parse.Stdout, parse.Stderr, render.Stderr = &parsed, &parseErrs, &renderErrs
+	require.NoError(t, render.Start())
+	require.NoError(t, parse.Start())
+	assert.NoError(t, render.Wait(), "render")
+	assert.NoError(t, parse.Wait(), "parse")
 	want := `[{"role":"assistant","content":"1 < 2 & 🌍","channel":"final"}]` + "\n" +
 		`[{"role":"user","content":"hi"}]` + "\n"
-	if out.String() != want || renderErrs.Len() != 0 || parseErrs.Len() != 0 {
-		t.Errorf("got %q, stderr %q %q; want %q", out.String(), renderErrs.String(), parseErrs.String(), want)
-	}
+	assert.Equal(t, want, parsed.String())
+	assert.Empty(t, renderErrs.String(), "render's stderr")
+	assert.Empty(t, parseErrs.String(), "parse's stderr")
 
 	// Start-up initialises nothing it does not use: no schema validator
 	// (harmony/jsonschema is a package of its own), no tiktoken-go.
@@ -803,64 +715,59 @@ func TestBinary(t *testing.T) {
 	count.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	var trace bytes.Buffer
 	count.Stderr = &trace
-	if out, err := count.Output(); err != nil || string(out) != "0\n" {
-		t.Errorf("count of nothing: %q, %v", out, err)
+	out, err = count.Output()
+	if assert.NoError(t, err, "count of nothing") {
+		assert.Equal(t, "0\n", string(out), "count of nothing")
 	}
-	if !strings.Contains(trace.String(), "init github.com/go-harmony/harmony @") {
-		t.Errorf("no init trace of the harmony package:\n%s", trace.String())
-	}
+	assert.Contains(t, trace.String(), "init github.com/go-harmony/harmony @", "no init trace of the harmony package")
 	for _, heavy := range []string{"jsonschema", "tiktoken", "regexp2"} {
-		if strings.Contains(trace.String(), heavy) {
-			t.Errorf("harmony count initialises %s:\n%s", heavy, trace.String())
-		}
+		assert.NotContains(t, trace.String(), heavy, "harmony count initialises %s", heavy)
 	}
 
 	// Exit statuses of the real process.
 	cmd := exec.Command(bin, "decode")
 	cmd.Stdin = strings.NewReader("[1]\nnope\n")
 	got, err := cmd.Output()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
-		t.Errorf("decode with a bad line: %v", err)
-	}
+	assert.Equal(t, 1, exitCode(err), "decode with a bad line: %v", err)
 	sc := bufio.NewScanner(bytes.NewReader(got))
 	n := 0
 	for sc.Scan() {
 		n++
 	}
-	if n != 2 {
-		t.Errorf("decode wrote %d lines: %q", n, got)
-	}
-	if err := exec.Command(bin, "render", "--bogus").Run(); err == nil || err.(*exec.ExitError).ExitCode() != 2 {
-		t.Errorf("bad flag: %v", err)
-	}
+	assert.Equal(t, 2, n, "decode wrote lines: %q", got)
+	err = exec.Command(bin, "render", "--bogus").Run()
+	assert.Equal(t, 2, exitCode(err), "bad flag: %v", err)
 
 	// Interactive use: each answer arrives before the next line is written.
 	cmd = exec.Command(bin, "decode")
 	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
 	timer := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() }) // only ends a hung test
 	defer timer.Stop()
 	answers := bufio.NewReader(stdout)
 	for _, tc := range [][2]string{{"[200006]", `"<|start|>"`}, {"[200007]", `"<|end|>"`}, {"[x]", `{"error":`}} {
-		if _, err := io.WriteString(in, tc[0]+"\n"); err != nil {
-			t.Fatal(err)
-		}
+		_, err := io.WriteString(in, tc[0]+"\n")
+		require.NoError(t, err)
 		line, err := answers.ReadString('\n')
-		if err != nil || !strings.HasPrefix(line, tc[1]) {
-			t.Fatalf("answer to %s: %q, %v (want %s...)", tc[0], line, err, tc[1])
-		}
+		require.NoError(t, err, "answer to %s", tc[0])
+		require.True(t, strings.HasPrefix(line, tc[1]), "answer to %s: %q (want %s...)", tc[0], line, tc[1])
 	}
 	in.Close()
-	if err := cmd.Wait(); err == nil || err.(*exec.ExitError).ExitCode() != 1 {
-		t.Errorf("interactive decode: %v", err)
+	err = cmd.Wait()
+	assert.Equal(t, 1, exitCode(err), "interactive decode: %v", err)
+}
+
+// exitCode returns the exit status of a process that ran and exited with
+// err: 0 for a nil err, -1 for an error that is not an *exec.ExitError.
+func exitCode(err error) int {
+	if err == nil {
+		return 0
 	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	return -1
 }

@@ -18,6 +18,9 @@ import (
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/jsonw"
 	"github.com/go-harmony/harmony/internal/testsupport/benchdata"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // referenceStep and referenceResult are what stream wrote with encoding/json
@@ -69,10 +72,8 @@ func referenceStream(t *testing.T, role harmony.Role, lenient bool, n int, toks 
 	if lenient {
 		opts.Mode = harmony.ParseLenient
 	}
-	p, err := mustEnc(t).NewStreamParser(role, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, err := testenc.Encoding(t).NewStreamParser(role, opts)
+	require.NoError(t, err)
 	res := referenceResult{Steps: make([]referenceStep, 0, len(toks)+1)}
 	fail := func(index int, err error) {
 		var pe *harmony.ParseError
@@ -100,15 +101,6 @@ func referenceStream(t *testing.T, role harmony.Role, lenient bool, n int, toks 
 		res.Messages = []harmony.Message{} // [] rather than null
 	}
 	return literalJSON(t, res)
-}
-
-func mustEnc(t testing.TB) *harmony.Encoding {
-	t.Helper()
-	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return enc
 }
 
 // streamInput is one stream line: the parser's options and the tokens.
@@ -148,9 +140,7 @@ func checkStreamBytes(t *testing.T, inputs []streamInput) {
 			keys = append(keys, key)
 		}
 		line, err := json.Marshal(in.toks)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		b.in.Write(line)
 		b.in.WriteString("\n")
 		want := referenceStream(t, in.role, in.lenient, b.lines+1, in.toks)
@@ -165,8 +155,9 @@ func checkStreamBytes(t *testing.T, inputs []streamInput) {
 	for _, key := range keys {
 		b := batches[key]
 		code, stdout, stderr := runCLI(t, b.in.String(), b.args...)
-		if want := b.want.String(); stdout != want {
+		if want := b.want.String(); !assert.True(t, stdout == want, "%s: output differs from encoding/json's", key) {
 			got, wantLines := outputLines(t, stdout), outputLines(t, want)
+			assert.Equal(t, len(wantLines), len(got), "%s: lines", key)
 			for i := range min(len(got), len(wantLines)) {
 				if g, w := got[i], wantLines[i]; g != w {
 					at := 0
@@ -174,15 +165,13 @@ func checkStreamBytes(t *testing.T, inputs []streamInput) {
 						at++
 					}
 					from := max(at-80, 0)
-					t.Errorf("%s: line %d differs at byte %d:\n got ...%.200s\nwant ...%.200s", key, i, at, g[from:], w[from:])
+					t.Logf("%s: line %d differs at byte %d:\n got ...%.200s\nwant ...%.200s", key, i, at, g[from:], w[from:])
 					break
 				}
 			}
-			t.Errorf("%s: output differs from encoding/json's (%d lines, want %d)", key, len(got), len(wantLines))
 		}
-		if wantCode := map[bool]int{false: 0, true: 1}[b.wantFailed]; code != wantCode || stderr != b.wantStderr {
-			t.Errorf("%s: exit %d, stderr %q; want exit %d, stderr %q", key, code, stderr, wantCode, b.wantStderr)
-		}
+		assert.Equal(t, map[bool]int{false: 0, true: 1}[b.wantFailed], code, "%s: exit", key)
+		assert.Equal(t, b.wantStderr, stderr, "%s: stderr", key)
 	}
 }
 
@@ -191,7 +180,7 @@ func checkStreamBytes(t *testing.T, inputs []streamInput) {
 // goes: deltas (with control characters, quotes, invalid UTF-8 from tokens
 // that split characters, U+2028), header fields read leniently, and errors.
 func TestStreamBytes(t *testing.T) {
-	enc := mustEnc(t)
+	enc := testenc.Encoding(t)
 	var inputs []streamInput
 	for _, c := range loadConformance(t) {
 		if c.Op != "stream" {
@@ -207,9 +196,7 @@ func TestStreamBytes(t *testing.T) {
 		}
 		inputs = append(inputs, streamInput{role, c.Lenient(), toks})
 	}
-	if len(inputs) < 100 {
-		t.Fatalf("only %d stream cases", len(inputs))
-	}
+	require.GreaterOrEqual(t, len(inputs), 100, "stream cases")
 
 	nasty := "quote \" backslash \\ nul \x00 \x01\x1f bell \a \b\f\n\r\t del \x7f <a&b> \u2028\u2029 \ufffd é 👨‍👩‍👧 東京"
 	special := func(s string) []harmony.Token { return enc.EncodeWithSpecialTokens(s) }
@@ -245,9 +232,7 @@ func TestStreamBytes(t *testing.T) {
 	conv := benchConversation(t)
 	conv.Messages = conv.Messages[:52]
 	toks, err := enc.RenderConversation(conv, &harmony.RenderOptions{Reasoning: harmony.ReasoningKeepAll})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	inputs = append(inputs, streamInput{"", false, toks}, streamInput{harmony.RoleAssistant, true, toks})
 	checkStreamBytes(t, inputs)
 }
@@ -256,9 +241,7 @@ func TestStreamBytes(t *testing.T) {
 func benchConversation(t testing.TB) harmony.Conversation {
 	t.Helper()
 	var c harmony.Conversation
-	if err := json.Unmarshal(benchdata.Large(), &c); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal(benchdata.Large(), &c))
 	return c
 }
 
@@ -271,15 +254,9 @@ func TestIDBytes(t *testing.T) {
 	for _, toks := range [][]harmony.Token{nil, {}, {0}, {1<<32 - 1, 0, 200006}, many} {
 		var out bytes.Buffer
 		lw := newLineWriter(&out)
-		if err := lw.write(toks); err != nil {
-			t.Fatal(err)
-		}
-		if err := lw.flush(); err != nil {
-			t.Fatal(err)
-		}
-		if want := literalJSON(t, toks); out.String() != want {
-			t.Errorf("%d ids: got %.200s, want %.200s", len(toks), out.String(), want)
-		}
+		require.NoError(t, lw.write(toks))
+		require.NoError(t, lw.flush())
+		assert.Equal(t, literalJSON(t, toks), out.String(), "%d ids", len(toks))
 	}
 }
 
@@ -319,9 +296,7 @@ func TestAppendString(t *testing.T) {
 func checkAppendString(t *testing.T, s string) {
 	t.Helper()
 	want := strings.TrimSuffix(literalJSON(t, s), "\n")
-	if got := string(jsonw.AppendString([]byte("x"), s)); got != "x"+want {
-		t.Errorf("appendString(%q) = %s, want %s", s, got[1:], want)
-	}
+	assert.Equal(t, "x"+want, string(jsonw.AppendString([]byte("x"), s)), "appendString(%q)", s)
 }
 
 func FuzzAppendString(f *testing.F) {
@@ -347,9 +322,8 @@ func TestParseIDs(t *testing.T) {
 		checkParseIDs(t, s)
 	}
 	for _, s := range []string{"[]", "[0]", "[1,2,3]", "[ 1 , 2 ,\t3 ]", "[4294967295]", "[0,0]", "[200006,173781,200008,200007]"} {
-		if _, ok := scanIDs([]byte(s)); !ok {
-			t.Errorf("scanIDs(%s) fell back to encoding/json", s)
-		}
+		_, ok := scanIDs([]byte(s))
+		assert.True(t, ok, "scanIDs(%s) fell back to encoding/json", s)
 	}
 }
 
@@ -361,12 +335,16 @@ func checkParseIDs(t *testing.T, s string) {
 	}
 	fast, ok := scanIDs(line)
 	slow, err := parseIDsJSON(line)
-	if ok && (err != nil || !slices.Equal(fast, slow) || slow == nil) {
-		t.Errorf("%q: scanIDs read %v, encoding/json %v, %v", s, fast, slow, err)
+	if ok && assert.NoError(t, err, "%q: scanIDs read %v, encoding/json fails", s, fast) {
+		assert.NotNil(t, slow, "%q: scanIDs read %v, encoding/json nil", s, fast)
+		assert.True(t, slices.Equal(fast, slow), "%q: scanIDs read %v, encoding/json %v", s, fast, slow)
 	}
 	got, gotErr := parseIDs(line)
-	if !slices.Equal(got, slow) || (gotErr == nil) != (err == nil) || (err != nil && gotErr.Error() != err.Error()) {
-		t.Errorf("%q: parseIDs %v, %v; want %v, %v", s, got, gotErr, slow, err)
+	assert.True(t, slices.Equal(got, slow), "%q: parseIDs %v; want %v", s, got, slow)
+	if err == nil {
+		assert.NoError(t, gotErr, "%q: parseIDs", s)
+	} else {
+		assert.EqualError(t, gotErr, err.Error(), "%q: parseIDs", s)
 	}
 }
 
@@ -390,15 +368,9 @@ func TestAppendIDs(t *testing.T) {
 	}
 	for _, ts := range [][]harmony.Token{{}, {7}, toks} {
 		want, err := json.Marshal(ts)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		got := appendIDs([]byte("x"), ts)
-		if string(got) != "x"+string(want) {
-			t.Errorf("appendIDs(%v) = %s, want %s", ts, got[1:], want)
-		}
-		if cap(got)-len(got) < 1 {
-			t.Errorf("appendIDs left no room for the newline")
-		}
+		assert.Equal(t, "x"+string(want), string(got), "appendIDs(%v)", ts)
+		assert.GreaterOrEqual(t, cap(got)-len(got), 1, "appendIDs left no room for the newline")
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/benchdata"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/require"
 )
 
 // BenchmarkProcess compares whole processes: the harmony command against
@@ -42,33 +44,19 @@ func BenchmarkProcess(b *testing.B) {
 
 	conv := benchdata.Large()
 	texts, err := benchdata.Texts(conv, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	textSize := benchdata.Size(texts)
 	convFile := filepath.Join(dir, "conversation.jsonl")
-	if err := os.WriteFile(convFile, append(conv, '\n'), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, os.WriteFile(convFile, append(conv, '\n'), 0o644))
 
 	var out bytes.Buffer
 	runProcess(b, convFile, &out, harmonyBin, "render", "--mode", "conversation", "--reasoning", "keep")
 	tokFile := filepath.Join(dir, "tokens.jsonl")
-	if err := os.WriteFile(tokFile, out.Bytes(), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, os.WriteFile(tokFile, out.Bytes(), 0o644))
 	var toks []harmony.Token
-	if err := json.Unmarshal(out.Bytes(), &toks); err != nil {
-		b.Fatal(err)
-	}
-	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
-	if err != nil {
-		b.Fatal(err)
-	}
-	decoded, err := enc.AppendBytes(nil, toks)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, json.Unmarshal(out.Bytes(), &toks))
+	decoded, err := testenc.Encoding(b).AppendBytes(nil, toks)
+	require.NoError(b, err)
 
 	for _, op := range []struct {
 		name  string
@@ -116,9 +104,8 @@ type processImpl struct {
 func buildBinary(b *testing.B, dir, name, pkg string) string {
 	b.Helper()
 	bin := filepath.Join(dir, name)
-	if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-		b.Fatalf("go build %s: %v\n%s", pkg, err, out)
-	}
+	out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
+	require.NoError(b, err, "go build %s:\n%s", pkg, out)
 	return bin
 }
 
@@ -128,16 +115,13 @@ func buildBinary(b *testing.B, dir, name, pkg string) string {
 func runProcess(b *testing.B, input string, stdout interface{ Write([]byte) (int, error) }, bin string, args ...string) time.Duration {
 	b.Helper()
 	in, err := os.Open(input)
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	defer in.Close()
 	var stderr bytes.Buffer
 	cmd := exec.Command(bin, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, stdout, &stderr
-	if err := cmd.Run(); err != nil || stderr.Len() > 0 {
-		b.Fatalf("%s %v: %v\n%s", filepath.Base(bin), args, err, stderr.Bytes())
-	}
+	require.NoError(b, cmd.Run(), "%s %v:\n%s", filepath.Base(bin), args, stderr.Bytes())
+	require.Empty(b, stderr.String(), "%s %v: stderr", filepath.Base(bin), args)
 	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
 

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // scriptedClock returns the times of a script, in seconds from an arbitrary
@@ -16,8 +19,7 @@ func scriptedClock(t *testing.T, secs ...float64) func() time.Time {
 	base := time.Date(2025, 8, 5, 12, 0, 0, 0, time.UTC)
 	i := 0
 	return func() time.Time {
-		if i == len(secs) {
-			t.Errorf("the clock was read more than the %d times scripted", len(secs))
+		if !assert.Less(t, i, len(secs), "the clock was read more than the %d times scripted", len(secs)) {
 			return base.Add(time.Hour)
 		}
 		s := secs[i]
@@ -44,9 +46,9 @@ func TestProgress(t *testing.T) {
 	in := "[1]\n[1]\n\n[1]\n[1]\n[1]\n[1]\n\n"
 	code, stdout, stderr := runWatched(t, scriptedClock(t, 0, 0.3, 0.6, 0.9, 1.2, 1.3, 1.5, 2.0), in, "decode")
 	want := "\rdecode: 5 lines, 4.2 lines/s\rdecode: 7 lines, 4.7 lines/s\rdecode: 8 lines, 4.0 lines/s\n"
-	if code != 0 || stderr != want || len(outputLines(t, stdout)) != 6 {
-		t.Errorf("decode: exit %d, stdout %q\n got stderr %q\nwant stderr %q", code, stdout, stderr, want)
-	}
+	assert.Equal(t, 0, code, "decode: exit")
+	assert.Equal(t, want, stderr, "decode: stderr")
+	assert.Len(t, outputLines(t, stdout), 6, "decode: stdout")
 
 	// With one worker or several, the same: a shorter line is padded to
 	// cover the one before it.
@@ -59,9 +61,9 @@ func TestProgress(t *testing.T) {
 	want = "\rrender: 100 lines, 100 lines/s\rrender: 101 lines, 51 lines/s \rrender: 101 lines, 51 lines/s\n"
 	for _, workers := range []string{"1", "3"} {
 		code, stdout, stderr = runWatched(t, scriptedClock(t, secs...), in, "render", "--workers", workers)
-		if code != 0 || stderr != want || len(outputLines(t, stdout)) != 101 {
-			t.Errorf("render --workers %s: exit %d\n got stderr %q\nwant stderr %q", workers, code, stderr, want)
-		}
+		assert.Equal(t, 0, code, "render --workers %s: exit", workers)
+		assert.Equal(t, want, stderr, "render --workers %s: stderr", workers)
+		assert.Equal(t, 101, len(outputLines(t, stdout)), "render --workers %s: output lines", workers)
 	}
 
 	// A warning takes the progress line off the screen; it comes back
@@ -71,9 +73,8 @@ func TestProgress(t *testing.T) {
 	want = "\rparse: 1 line, 1.0 lines/s" + "\r" + strings.Repeat(" ", 26) + "\r" +
 		"harmony parse: line 2: warning: the tokens start with <|start|>, which --role assistant reads as header text; for tokens that start at <|start|>, use --role none\n" +
 		"\rparse: 3 lines, 2.0 lines/s\rparse: 3 lines, 1.5 lines/s\n"
-	if code != 0 || stderr != want {
-		t.Errorf("parse with a warning: exit %d\n got stderr %q\nwant stderr %q", code, stderr, want)
-	}
+	assert.Equal(t, 0, code, "parse with a warning: exit")
+	assert.Equal(t, want, stderr, "parse with a warning: stderr")
 
 	// An error message comes after the final count.
 	var out, errOut bytes.Buffer
@@ -81,9 +82,8 @@ func TestProgress(t *testing.T) {
 		failingReader{strings.NewReader("[1]\n[1]\n")}, &out, &errOut)
 	want = "\rdecode: 1 line, 1.0 lines/s\rdecode: 2 lines, 1.0 lines/s\n" +
 		"harmony decode: line 3: reading standard input: connection reset\n"
-	if code != 1 || errOut.String() != want {
-		t.Errorf("read error: exit %d\n got stderr %q\nwant stderr %q", code, errOut.String(), want)
-	}
+	assert.Equal(t, 1, code, "read error: exit")
+	assert.Equal(t, want, errOut.String(), "read error: stderr")
 }
 
 // TestProgressSilent checks that a run shorter than a second shows nothing
@@ -91,17 +91,17 @@ func TestProgress(t *testing.T) {
 // reads the clock.
 func TestProgressSilent(t *testing.T) {
 	in := "[1]\n[1]\n[1]\n"
-	if code, _, stderr := runWatched(t, scriptedClock(t, 0, 0.3, 0.6, 0.9), in, "decode"); code != 0 || stderr != "" {
-		t.Errorf("short run: exit %d, stderr %q", code, stderr)
-	}
+	code, _, stderr := runWatched(t, scriptedClock(t, 0, 0.3, 0.6, 0.9), in, "decode")
+	assert.Equal(t, 0, code, "short run: exit")
+	assert.Empty(t, stderr, "short run: stderr")
 	var out, errOut bytes.Buffer
-	if code := runIn(console{now: scriptedClock(t)}, []string{"decode"}, strings.NewReader(in), &out, &errOut); code != 0 || errOut.Len() != 0 {
-		t.Errorf("unwatched: exit %d, stderr %q", code, errOut.String())
-	}
+	code = runIn(console{now: scriptedClock(t)}, []string{"decode"}, strings.NewReader(in), &out, &errOut)
+	assert.Equal(t, 0, code, "unwatched: exit")
+	assert.Empty(t, errOut.String(), "unwatched: stderr")
 	// encode and count have no lines to count.
-	if code, _, stderr := runWatched(t, scriptedClock(t, 0), "hello", "count"); code != 0 || stderr != "" {
-		t.Errorf("count: exit %d, stderr %q", code, stderr)
-	}
+	code, _, stderr = runWatched(t, scriptedClock(t, 0), "hello", "count")
+	assert.Equal(t, 0, code, "count: exit")
+	assert.Empty(t, stderr, "count: stderr")
 }
 
 // TestWatched checks the decision to show progress: standard error must be
@@ -114,9 +114,7 @@ func TestWatched(t *testing.T) {
 	}
 	defer devNull.Close()
 	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer r.Close()
 	defer w.Close()
 	var buf bytes.Buffer
@@ -133,9 +131,7 @@ func TestWatched(t *testing.T) {
 		{"stdout the same terminal", r, devNull, devNull, false},
 		{"stdin the same terminal", devNull, w, devNull, false},
 	} {
-		if got := watched(tc.stdin, tc.stdout, tc.stderr); got != tc.want {
-			t.Errorf("%s: watched = %v, want %v", tc.name, got, tc.want)
-		}
+		assert.Equal(t, tc.want, watched(tc.stdin, tc.stdout, tc.stderr), "%s: watched", tc.name)
 	}
 }
 
@@ -144,16 +140,12 @@ func TestAppendCount(t *testing.T) {
 		n    int64
 		want string
 	}{{0, "0"}, {7, "7"}, {999, "999"}, {1000, "1,000"}, {12000, "12,000"}, {999999, "999,999"}, {1234567, "1,234,567"}} {
-		if got := string(appendCount(nil, tc.n)); got != tc.want {
-			t.Errorf("appendCount(%d) = %q, want %q", tc.n, got, tc.want)
-		}
+		assert.Equal(t, tc.want, string(appendCount(nil, tc.n)), "appendCount(%d)", tc.n)
 	}
 	for _, tc := range []struct {
 		v    float64
 		want string
 	}{{0, "0.0"}, {0.04, "0.0"}, {2.5, "2.5"}, {9.94, "9.9"}, {10, "10"}, {3099.6, "3,100"}, {1e6, "1,000,000"}} {
-		if got := string(appendRate(nil, tc.v)); got != tc.want {
-			t.Errorf("appendRate(%v) = %q, want %q", tc.v, got, tc.want)
-		}
+		assert.Equal(t, tc.want, string(appendRate(nil, tc.v)), "appendRate(%v)", tc.v)
 	}
 }

@@ -15,6 +15,9 @@ import (
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/benchdata"
 	"github.com/go-harmony/harmony/internal/testsupport/sample"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // datasetLines returns n lines of a generated dataset: conversations of
@@ -68,9 +71,7 @@ func datasetLines(t testing.TB, n int, seed uint64) []byte {
 			msgs = append(msgs, harmony.NewTextMessage(harmony.RoleAssistant, text()).WithChannel("final"))
 		}
 		b, err := json.Marshal(harmony.NewConversation(msgs...))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if i%7 == 0 {
 			out.WriteString("   ") // white space around a line is trimmed
 		}
@@ -103,21 +104,16 @@ func TestWorkersOutput(t *testing.T) {
 	} {
 		input := string(datasetLines(t, tc.lines, 7))
 		code1, want, stderr := runCLI(t, input, append(tc.args, "--workers", "1")...)
-		if code1 != 1 || stderr != "" { // the dataset has failing lines
-			t.Fatalf("%v --workers 1: exit %d, stderr %q", tc.args, code1, stderr)
-		}
+		require.Equal(t, 1, code1, "%v --workers 1: exit (the dataset has failing lines)", tc.args)
+		require.Empty(t, stderr, "%v --workers 1: stderr", tc.args)
 		for _, workers := range tc.workers {
 			code, got, stderr := runCLI(t, input, append(tc.args, "--workers", workers)...)
-			if code != code1 || stderr != "" {
-				t.Errorf("%v --workers %s: exit %d, stderr %q", tc.args, workers, code, stderr)
-			}
-			if got != want {
-				t.Errorf("%v --workers %s: output differs from --workers 1 (%d and %d bytes)", tc.args, workers, len(got), len(want))
-			}
+			assert.Equal(t, code1, code, "%v --workers %s: exit", tc.args, workers)
+			assert.Empty(t, stderr, "%v --workers %s: stderr", tc.args, workers)
+			assert.True(t, got == want, "%v --workers %s: output differs from --workers 1 (%d and %d bytes)", tc.args, workers, len(got), len(want))
 		}
-		if lines := outputLines(t, want); len(lines) < tc.lines {
-			t.Errorf("%v: %d output lines for %d conversations", tc.args, len(lines), tc.lines)
-		}
+		lines := outputLines(t, want)
+		assert.GreaterOrEqual(t, len(lines), tc.lines, "%v: output lines for the conversations", tc.args)
 	}
 }
 
@@ -125,39 +121,29 @@ func TestWorkersOutput(t *testing.T) {
 func TestMaskLine(t *testing.T) {
 	in := `[{"role":"user","content":"Q"},{"role":"assistant","content":"F","channel":"final","thinking":"T"}]`
 	code, stdout, stderr := runCLI(t, in, "render", "--mode", "training", "--mask")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	require.Equal(t, 0, code, "exit: %s", stderr)
 	var conv harmony.Conversation
-	if err := json.Unmarshal([]byte(in), &conv); err != nil {
-		t.Fatal(err)
-	}
-	toks, mask, err := mustEnc(t).RenderTrainingExample(conv, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(in), &conv))
+	toks, mask, err := testenc.Encoding(t).RenderTrainingExample(conv, nil)
+	require.NoError(t, err)
 	var got struct {
 		IDs  []harmony.Token `json:"ids"`
 		Mask []int           `json:"mask"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &got))
 	wantMask := make([]int, len(mask))
 	for i, m := range mask {
 		if m {
 			wantMask[i] = 1
 		}
 	}
-	if fmt.Sprint(got.IDs) != fmt.Sprint(toks) || fmt.Sprint(got.Mask) != fmt.Sprint(wantMask) {
-		t.Errorf("got %s\nwant ids %v mask %v", stdout, toks, wantMask)
-	}
-	if !strings.HasPrefix(stdout, `{"ids":[200006,1428,200008,`) || !strings.HasSuffix(stdout, ",1,1]}\n") {
-		t.Errorf("shape: %s", stdout)
-	}
-	if code, stdout, _ := runCLI(t, `{"messages":[]}`, "render", "--mode", "training", "--mask"); code != 0 || stdout != `{"ids":[],"mask":[]}`+"\n" {
-		t.Errorf("empty conversation: exit %d, %s", code, stdout)
-	}
+	assert.Equal(t, fmt.Sprint(toks), fmt.Sprint(got.IDs), "ids")
+	assert.Equal(t, fmt.Sprint(wantMask), fmt.Sprint(got.Mask), "mask")
+	assert.True(t, strings.HasPrefix(stdout, `{"ids":[200006,1428,200008,`), "shape: %s", stdout)
+	assert.True(t, strings.HasSuffix(stdout, ",1,1]}\n"), "shape: %s", stdout)
+	code, stdout, _ = runCLI(t, `{"messages":[]}`, "render", "--mode", "training", "--mask")
+	assert.Equal(t, 0, code, "empty conversation: exit")
+	assert.Equal(t, `{"ids":[],"mask":[]}`+"\n", stdout, "empty conversation")
 }
 
 // TestRenderUsageErrors checks the flag combinations render refuses.
@@ -173,9 +159,9 @@ func TestRenderUsageErrors(t *testing.T) {
 		{"--workers", "x"},
 	} {
 		code, stdout, stderr := runCLI(t, userHi+"\n", append([]string{"render"}, args...)...)
-		if code != 2 || stdout != "" || !strings.Contains(stderr, "usage: harmony render") {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
-		}
+		assert.Equal(t, 2, code, "%v: exit", args)
+		assert.Empty(t, stdout, "%v: stdout", args)
+		assert.Contains(t, stderr, "usage: harmony render", "%v: stderr", args)
 	}
 }
 
@@ -192,9 +178,8 @@ func TestWorkersInteractive(t *testing.T) {
 	}()
 	lines := bufio.NewReader(outR)
 	for i := range 3 {
-		if _, err := io.WriteString(inW, userHi+"\n"); err != nil {
-			t.Fatal(err)
-		}
+		_, err := io.WriteString(inW, userHi+"\n")
+		require.NoError(t, err)
 		got := make(chan string, 1)
 		go func() {
 			s, _ := lines.ReadString('\n')
@@ -202,20 +187,15 @@ func TestWorkersInteractive(t *testing.T) {
 		}()
 		select {
 		case s := <-got:
-			if !strings.HasPrefix(s, "[200006,") {
-				t.Fatalf("line %d: %q", i, s)
-			}
+			require.True(t, strings.HasPrefix(s, "[200006,"), "line %d: %q", i, s)
 		case <-time.After(time.Minute): // only ends a hung test
-			t.Fatalf("line %d: no answer while the client waits", i)
+			require.Fail(t, "no answer while the client waits", "line %d", i)
 		}
 	}
 	inW.Close()
-	if rest, _ := io.ReadAll(lines); len(rest) > 0 {
-		t.Errorf("unexpected output %q", rest)
-	}
-	if code := <-done; code != 0 {
-		t.Errorf("exit %d", code)
-	}
+	rest, _ := io.ReadAll(lines)
+	assert.Empty(t, rest, "unexpected output")
+	assert.Equal(t, 0, <-done, "exit")
 }
 
 // failingWriter fails once n bytes have been written.
@@ -245,10 +225,9 @@ func (r failingReader) Read(p []byte) (int, error) {
 func TestWorkersIOErrors(t *testing.T) {
 	input := datasetLines(t, 500, 3)
 	var stderr bytes.Buffer
-	if code := run([]string{"render", "--workers", "2"}, bytes.NewReader(input), &failingWriter{n: 1 << 18}, &stderr); code != 1 ||
-		!strings.Contains(stderr.String(), "writing standard output: disk full") {
-		t.Errorf("write error: exit %d, stderr %q", code, stderr.String())
-	}
+	code := run([]string{"render", "--workers", "2"}, bytes.NewReader(input), &failingWriter{n: 1 << 18}, &stderr)
+	assert.Equal(t, 1, code, "write error: exit")
+	assert.Contains(t, stderr.String(), "writing standard output: disk full", "write error")
 	// The read error names the line it cut short.
 	cut := input[:len(input)/2]
 	wantErr := fmt.Sprintf("harmony render: line %d: reading standard input: connection reset\n", bytes.Count(cut, []byte("\n"))+1)
@@ -256,14 +235,12 @@ func TestWorkersIOErrors(t *testing.T) {
 	for i, workers := range []string{"1", "2"} {
 		var out, stderr bytes.Buffer
 		code := run([]string{"render", "--workers", workers}, failingReader{bytes.NewReader(cut)}, &out, &stderr)
-		if code != 1 || stderr.String() != wantErr {
-			t.Errorf("--workers %s, read error: exit %d, stderr %q, want %q", workers, code, stderr.String(), wantErr)
-		}
+		assert.Equal(t, 1, code, "--workers %s, read error: exit", workers)
+		assert.Equal(t, wantErr, stderr.String(), "--workers %s, read error", workers)
 		outs[i] = out.String()
 	}
-	if outs[0] != outs[1] || len(outs[0]) == 0 {
-		t.Errorf("read error: outputs differ (%d and %d bytes)", len(outs[0]), len(outs[1]))
-	}
+	assert.NotEmpty(t, outs[0], "read error: no output")
+	assert.True(t, outs[0] == outs[1], "read error: outputs differ (%d and %d bytes)", len(outs[0]), len(outs[1]))
 }
 
 // BenchmarkRenderWorkers renders a dataset of 2,000 generated conversations
@@ -278,9 +255,8 @@ func BenchmarkRenderWorkers(b *testing.B) {
 			b.SetBytes(int64(len(input)))
 			for b.Loop() {
 				var stderr bytes.Buffer
-				if code := run([]string{"render", "--mode", "training", "--mask", "--workers", workers}, bytes.NewReader(input), io.Discard, &stderr); code != 1 {
-					b.Fatalf("exit %d: %s", code, stderr.String())
-				}
+				code := run([]string{"render", "--mode", "training", "--mask", "--workers", workers}, bytes.NewReader(input), io.Discard, &stderr)
+				require.Equal(b, 1, code, "exit: %s", stderr.String())
 			}
 		})
 	}
