@@ -15,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 	"github.com/go-harmony/harmony/openaicompat"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The keys of the tests' two tenants.
@@ -28,9 +31,7 @@ const (
 func testKeys(t *testing.T) *apiKeys {
 	t.Helper()
 	k, err := readAPIKeys([]byte("# test keys\n" + keyA + " a\n\n" + keyB + "\tb\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return k
 }
 
@@ -39,22 +40,16 @@ func testKeys(t *testing.T) *apiKeys {
 func postAs(t *testing.T, url, key, body string) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return resp, b
 }
 
@@ -63,7 +58,7 @@ func postAs(t *testing.T, url, key, body string) (*http.Response, []byte) {
 // served and logged with its tenant.
 func TestAPIKeys(t *testing.T) {
 	log := make(recordHandler, 16)
-	ts := startServerWith(t, standIn{loadEncoding(t)}, nil, options{Keys: testKeys(t), Log: slog.New(log)})
+	ts := startServerWith(t, standIn{testenc.Encoding(t)}, nil, options{Keys: testKeys(t), Log: slog.New(log)})
 	const body = `{"model":"m","input":"Hi"}`
 	const (
 		missing = `{"error":{"message":"You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`
@@ -86,43 +81,37 @@ func TestAPIKeys(t *testing.T) {
 			req.Header.Set("Authorization", tc.header)
 		}
 		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		got, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized || strings.TrimSpace(string(got)) != tc.want ||
-			resp.Header.Get("WWW-Authenticate") != `Bearer realm="chatserver"` || resp.Header.Get("Content-Type") != "application/json" {
-			t.Errorf("%s: %d %s %q\n%s\nwant 401 %s", tc.name, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("WWW-Authenticate"), got, tc.want)
-		}
-		if l := log.next(t); l["status"] != int64(401) || l["error"] != "invalid_api_key" || l["tenant"] != nil {
-			t.Errorf("%s: access log %v", tc.name, l)
-		}
+		assert.Equal(t, http.StatusUnauthorized, resp.StatusCode, "%s: status", tc.name)
+		assert.Equal(t, tc.want, strings.TrimSpace(string(got)), "%s: body", tc.name)
+		assert.Equal(t, `Bearer realm="chatserver"`, resp.Header.Get("WWW-Authenticate"), "%s: WWW-Authenticate", tc.name)
+		assert.Equal(t, "application/json", resp.Header.Get("Content-Type"), "%s: Content-Type", tc.name)
+		l := log.next(t)
+		assert.Equal(t, int64(401), l["status"], "%s: access log %v", tc.name, l)
+		assert.Equal(t, "invalid_api_key", l["error"], "%s: access log %v", tc.name, l)
+		assert.Equal(t, nil, l["tenant"], "%s: access log %v", tc.name, l)
 	}
 	for _, tc := range []struct{ key, tenant string }{{keyA, "a"}, {keyB, "b"}} {
 		for _, scheme := range []string{"Bearer ", "bearer  "} {
 			req, _ := http.NewRequest(http.MethodPost, ts.URL+responsesPath, strings.NewReader(body))
 			req.Header.Set("Authorization", scheme+tc.key)
 			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				t.Errorf("%s%s: %d", scheme, tc.key, resp.StatusCode)
-			}
-			if l := log.next(t); l["status"] != int64(200) || l["tenant"] != tc.tenant {
-				t.Errorf("%s: access log %v", tc.tenant, l)
-			}
+			assert.Equal(t, http.StatusOK, resp.StatusCode, "%s%s: status", scheme, tc.key)
+			l := log.next(t)
+			assert.Equal(t, int64(200), l["status"], "%s: access log %v", tc.tenant, l)
+			assert.Equal(t, tc.tenant, l["tenant"], "%s: access log %v", tc.tenant, l)
 		}
 	}
 
 	// Without keys, no key is needed (and any is taken).
-	open := startServer(t, standIn{loadEncoding(t)}, nil)
+	open := startServer(t, standIn{testenc.Encoding(t)}, nil)
 	for _, key := range []string{"", "sk-anything"} {
-		if resp, got := postAs(t, open.URL+responsesPath, key, body); resp.StatusCode != http.StatusOK {
-			t.Errorf("no keys, key %q: %d %s", key, resp.StatusCode, got)
-		}
+		resp, got := postAs(t, open.URL+responsesPath, key, body)
+		assert.Equal(t, http.StatusOK, resp.StatusCode, "no keys, key %q: %s", key, got)
 	}
 }
 
@@ -137,18 +126,16 @@ func TestReadAPIKeys(t *testing.T) {
 		{"sk-secret-1 a\n# rotated\nsk-secret-1 b\n", "line 3: the key of line 1 again"},
 	} {
 		_, err := readAPIKeys([]byte(tc.file))
-		if err == nil || err.Error() != tc.want {
-			t.Errorf("%q: %v, want %s", tc.file, err, tc.want)
-		}
+		assert.EqualError(t, err, tc.want, "%q", tc.file)
 	}
 	k, err := readAPIKeys([]byte("k1 a\nk2 a\nk3 b\n"))
-	if err != nil || len(k.keys) != 3 || k.tenants != 2 {
-		t.Fatalf("%+v, %v", k, err)
-	}
+	require.NoError(t, err)
+	require.Len(t, k.keys, 3, "%+v", k)
+	require.Equal(t, 2, k.tenants, "%+v", k)
 	for key, want := range map[string]string{"k1": "a", "k2": "a", "k3": "b", "k4": "", "": "", "k": ""} {
-		if got, ok := k.tenant(key); got != want || ok != (want != "") {
-			t.Errorf("tenant(%q) = %q, %v", key, got, ok)
-		}
+		got, ok := k.tenant(key)
+		assert.Equal(t, want, got, "tenant(%q)", key)
+		assert.Equal(t, want != "", ok, "tenant(%q) found", key)
 	}
 }
 
@@ -163,7 +150,7 @@ const secretLine = `<|channel|>analysis<|message|>The vault code is SECRET-7731.
 // gets (the same status and body, the id aside), and the secret appears
 // in none of b's responses. Tenant a itself continues its conversation.
 func TestTenantsApart(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	prompts := &syncBuffer{}
 	ts := startServerWith(t, replayOf(enc, secretLine), prompts, options{Keys: testKeys(t)})
 	const tools = `"tools":[{"type":"function","name":"get_secret","parameters":{"type":"object","properties":{"code":{"type":"string"}}}}]`
@@ -171,18 +158,14 @@ func TestTenantsApart(t *testing.T) {
 	// Tenant a: stored (the default), and sealed (store:false).
 	var stored, sealed openaicompat.Response
 	resp, got := postAs(t, ts.URL+responsesPath, keyA, `{"model":"m",`+tools+`,"input":"My vault code is SECRET-7731. Check it."}`)
-	if resp.StatusCode != 200 {
-		t.Fatalf("tenant a: %d %s", resp.StatusCode, got)
-	}
+	require.Equal(t, 200, resp.StatusCode, "tenant a: %s", got)
 	unmarshal(t, got, &stored)
 	resp, got = postAs(t, ts.URL+responsesPath, keyA, `{"model":"m",`+tools+`,"store":false,"include":["reasoning.encrypted_content"],"input":"Check SECRET-7731."}`)
-	if resp.StatusCode != 200 {
-		t.Fatalf("tenant a, sealed: %d %s", resp.StatusCode, got)
-	}
+	require.Equal(t, 200, resp.StatusCode, "tenant a, sealed: %s", got)
 	unmarshal(t, got, &sealed)
-	if len(stored.Output) != 3 || len(sealed.Output) != 3 || sealed.Output[0].EncryptedContent == "" {
-		t.Fatalf("tenant a's output: %+v / %+v", stored.Output, sealed.Output)
-	}
+	require.Len(t, stored.Output, 3, "tenant a's stored output")
+	require.Len(t, sealed.Output, 3, "tenant a's sealed output")
+	require.NotEmpty(t, sealed.Output[0].EncryptedContent, "tenant a's sealed reasoning")
 	call := stored.Output[2]
 
 	// fake makes an id of the same length that no one stored (a sealed
@@ -224,27 +207,22 @@ func TestTenantsApart(t *testing.T) {
 	} {
 		respB, gotB := postAs(t, ts.URL+responsesPath, keyB, tc.body(tc.id))
 		respU, gotU := postAs(t, ts.URL+responsesPath, keyB, tc.body(fake(tc.id)))
-		if respB.StatusCode != 400 || respB.StatusCode != respU.StatusCode ||
-			strings.ReplaceAll(string(gotB), clip(tc.id), "ID") != strings.ReplaceAll(string(gotU), clip(fake(tc.id)), "ID") {
-			t.Errorf("%s: tenant b gets for a's id\n%d %s\nand for an unknown id\n%d %s", tc.name, respB.StatusCode, gotB, respU.StatusCode, gotU)
-		}
-		if strings.Contains(string(gotB), "SECRET") || strings.Contains(string(gotB), "vault") {
-			t.Errorf("%s: tenant b reads tenant a's secret: %s", tc.name, gotB)
-		}
+		assert.Equal(t, 400, respB.StatusCode, "%s: tenant b's status for a's id: %s", tc.name, gotB)
+		assert.Equal(t, respU.StatusCode, respB.StatusCode, "%s: tenant b's status for a's id, for an unknown id", tc.name)
+		assert.Equal(t, strings.ReplaceAll(string(gotU), clip(fake(tc.id)), "ID"), strings.ReplaceAll(string(gotB), clip(tc.id), "ID"),
+			"%s: tenant b's body for a's id, for an unknown id", tc.name)
+		assert.NotContains(t, string(gotB), "SECRET", "%s: tenant b reads tenant a's secret", tc.name)
+		assert.NotContains(t, string(gotB), "vault", "%s: tenant b reads tenant a's secret", tc.name)
 	}
-	if strings.Count(prompts.String(), "\n") != 2 {
-		t.Errorf("tenant b's requests reached the model:\n%s", prompts.String())
-	}
+	assert.Equal(t, 2, strings.Count(prompts.String(), "\n"), "tenant b's requests reached the model:\n%s", prompts.String())
 
 	// Tenant a continues its own conversation.
 	resp, got = postAs(t, ts.URL+responsesPath, keyA, `{"model":"m",`+tools+`,"previous_response_id":"`+stored.ID+
 		`","input":[{"type":"function_call_output","call_id":"`+call.CallID+`","output":"ok"}]}`)
-	if resp.StatusCode != 200 {
-		t.Errorf("tenant a continues: %d %s", resp.StatusCode, got)
-	}
-	if lines := strings.Split(strings.TrimSpace(prompts.String()), "\n"); len(lines) != 3 ||
-		!strings.Contains(lines[2], "My vault code is SECRET-7731.") || !strings.Contains(lines[2], `{\"code\":\"SECRET-7731\"}`) {
-		t.Errorf("tenant a's third prompt lacks its conversation:\n%s", prompts.String())
+	assert.Equal(t, 200, resp.StatusCode, "tenant a continues: %s", got)
+	if lines := strings.Split(strings.TrimSpace(prompts.String()), "\n"); assert.Len(t, lines, 3, "tenant a's prompts") {
+		assert.Contains(t, lines[2], "My vault code is SECRET-7731.", "tenant a's third prompt lacks its conversation")
+		assert.Contains(t, lines[2], `{\"code\":\"SECRET-7731\"}`, "tenant a's third prompt lacks its conversation")
 	}
 }
 
@@ -252,7 +230,7 @@ func TestTenantsApart(t *testing.T) {
 // id (of the same response, or of another) is a 400; under its own it
 // opens.
 func TestSealedReasoningBound(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	// Ids unique across responses, as random ones are (the tests' usual
 	// counter starts again with each response).
 	ids := counterIDs()
@@ -271,18 +249,16 @@ func TestSealedReasoningBound(t *testing.T) {
 		})
 		return post(t, ts.URL+responsesPath, `{"model":"m","tools":[`+responsesWeatherTool+`],"input":`+string(input)+extra+`}`)
 	}
-	if resp, got := send(rs); resp.StatusCode != 200 {
-		t.Fatalf("its own id: %d %s", resp.StatusCode, got)
-	}
+	resp, got := send(rs)
+	require.Equal(t, 200, resp.StatusCode, "its own id: %s", got)
 	for _, id := range []string{r1.Output[1].ID, r2.Output[0].ID, "rs_forged", ""} {
 		swapped := rs
 		swapped.ID = id
 		resp, got := send(swapped)
 		want := `{"error":{"message":"input[1].encrypted_content: encrypted reasoning cannot be opened: reasoning item \"` + id +
 			`\": it was changed, or sealed for another item","type":"invalid_request_error","param":"input[1].encrypted_content","code":"invalid_encrypted_content"}}`
-		if resp.StatusCode != 400 || strings.TrimSpace(string(got)) != want {
-			t.Errorf("id %q: %d %s\nwant 400 %s", id, resp.StatusCode, got, want)
-		}
+		assert.Equal(t, 400, resp.StatusCode, "id %q: status", id)
+		assert.Equal(t, want, strings.TrimSpace(string(got)), "id %q: body", id)
 	}
 }
 
@@ -290,9 +266,7 @@ func TestSealedReasoningBound(t *testing.T) {
 func writeSecret(t *testing.T, name, text string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
 	return path
 }
 
@@ -307,9 +281,7 @@ func runServer(t *testing.T, args ...string) (addr string, stderr *syncBuffer) {
 	go func() { done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), pw); pw.Close() }()
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("run %q: %v", args, err)
-		}
+		assert.NoError(t, <-done, "run %q", args)
 	})
 	stderr = &syncBuffer{}
 	listening := make(chan string, 1)
@@ -326,11 +298,11 @@ func runServer(t *testing.T, args ...string) (addr string, stderr *syncBuffer) {
 	select {
 	case a, ok := <-listening:
 		if !ok {
-			t.Fatalf("run %q: %v\n%s", args, <-done, stderr.String())
+			require.Fail(t, "the server stopped", "run %q: %v\n%s", args, <-done, stderr.String())
 		}
 		return a, stderr
 	case <-time.After(time.Minute): // only to stop a hung test
-		t.Fatalf("run %q: no address", args)
+		require.Fail(t, "no address", "run %q", args)
 	}
 	return "", nil
 }
@@ -349,21 +321,17 @@ func TestSecretsFromFilesAndEnvironment(t *testing.T) {
 	const extra = `,"store":false,"include":["reasoning.encrypted_content"]`
 	first := `{"model":"m","tools":[` + responsesWeatherTool + `],"input":[{"role":"user","content":"Weather in Oslo?"}]` + extra + `}`
 
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	line, _ := json.Marshal(enc.EncodeWithSpecialTokens(toolLine))
 	replay := writeSecret(t, "replay.jsonl", string(line)+"\n")
 	t.Setenv(reasoningKeysEnv, "")
 	addr1, stderr := runServer(t, "-replay", replay, "-api-keys", apiFile, "-reasoning-keys-file", keysFile)
-	if resp, got := postAs(t, "http://"+addr1+responsesPath, "", first); resp.StatusCode != 401 {
-		t.Fatalf("no key: %d %s", resp.StatusCode, got)
-	}
-	resp, got := postAs(t, "http://"+addr1+responsesPath, keyA, first)
-	if resp.StatusCode != 200 {
-		t.Fatalf("key of the file: %d %s", resp.StatusCode, got)
-	}
-	if !strings.Contains(stderr.String(), "chatserver: API keys: 1, of 1 tenants, from "+apiFile+"\n") || strings.Contains(stderr.String(), "warning") {
-		t.Errorf("stderr:\n%s", stderr.String())
-	}
+	resp, got := postAs(t, "http://"+addr1+responsesPath, "", first)
+	require.Equal(t, 401, resp.StatusCode, "no key: %s", got)
+	resp, got = postAs(t, "http://"+addr1+responsesPath, keyA, first)
+	require.Equal(t, 200, resp.StatusCode, "key of the file: %s", got)
+	assert.Contains(t, stderr.String(), "chatserver: API keys: 1, of 1 tenants, from "+apiFile+"\n", "stderr")
+	assert.NotContains(t, stderr.String(), "warning", "stderr")
 	var r openaicompat.Response
 	unmarshal(t, got, &r)
 	rs := r.Output[0]
@@ -379,20 +347,17 @@ func TestSecretsFromFilesAndEnvironment(t *testing.T) {
 	input, _ := json.Marshal([]any{map[string]string{"role": "user", "content": "Weather in Oslo?"}, rs, call,
 		map[string]string{"type": "function_call_output", "call_id": call.CallID, "output": `{"temp_c": 21}`}})
 	again := `{"model":"m","tools":[` + responsesWeatherTool + `],"input":` + string(input) + extra + `}`
-	if resp, got := postAs(t, "http://"+addr2+responsesPath, keyA, again); resp.StatusCode != 200 {
-		t.Errorf("sealed by the file's key, opened by the environment's: %d %s", resp.StatusCode, got)
-	}
+	resp, got = postAs(t, "http://"+addr2+responsesPath, keyA, again)
+	assert.Equal(t, 200, resp.StatusCode, "sealed by the file's key, opened by the environment's: %s", got)
 	t.Setenv(reasoningKeysEnv, other) // without the sealing key
 	addr3, _ := runServer(t, "-replay", replay, "-api-keys", apiFile)
-	if resp, got := postAs(t, "http://"+addr3+responsesPath, keyA, again); resp.StatusCode != 400 || !strings.Contains(string(got), "invalid_encrypted_content") {
-		t.Errorf("without the sealing key: %d %s", resp.StatusCode, got)
-	}
+	resp, got = postAs(t, "http://"+addr3+responsesPath, keyA, again)
+	assert.Equal(t, 400, resp.StatusCode, "without the sealing key: %s", got)
+	assert.Contains(t, string(got), "invalid_encrypted_content", "without the sealing key")
 
 	// Refusals, which never show a key.
 	loose := filepath.Join(t.TempDir(), "loose")
-	if err := os.WriteFile(loose, []byte(key+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(loose, []byte(key+"\n"), 0o644))
 	t.Setenv(reasoningKeysEnv, "")
 	for _, tc := range []struct {
 		env  string
@@ -411,13 +376,12 @@ func TestSecretsFromFilesAndEnvironment(t *testing.T) {
 		t.Setenv(reasoningKeysEnv, tc.env)
 		var stderr strings.Builder
 		err := run(t.Context(), append([]string{"-addr", "127.0.0.1:0"}, tc.args...), &stderr)
-		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), key) || strings.Contains(err.Error(), keyA) {
-			t.Errorf("%q %q: %v, want %q", tc.env, tc.args, err, tc.want)
+		if assert.ErrorContains(t, err, tc.want, "%q %q", tc.env, tc.args) {
+			assert.NotContains(t, err.Error(), key, "%q %q: the error shows a key", tc.env, tc.args)
+			assert.NotContains(t, err.Error(), keyA, "%q %q: the error shows a key", tc.env, tc.args)
 		}
 	}
 	t.Setenv(reasoningKeysEnv, "")
 	_, stderr = runServer(t, "-reasoning-keys-file", loose)
-	if want := "chatserver: warning: other users may read " + loose + " (mode 0644): chmod 600 it\n"; !strings.Contains(stderr.String(), want) {
-		t.Errorf("a key file others can read: stderr\n%s\nwant %s", stderr.String(), want)
-	}
+	assert.Contains(t, stderr.String(), "chatserver: warning: other users may read "+loose+" (mode 0644): chmod 600 it\n", "a key file others can read: stderr")
 }

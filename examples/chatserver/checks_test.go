@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,7 +14,10 @@ import (
 	"time"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 	"github.com/go-harmony/harmony/openaicompat"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // This file tests what the server checks in a request before the model
@@ -29,7 +31,7 @@ const hi = `"messages": [{"role": "user", "content": "Hi"}]`
 // accepted; values that cannot be honoured are refused by name. None of
 // them reaches the model.
 func TestUnknownParameters(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	prompts := &syncBuffer{}
 	ts := startServer(t, replayOf(enc, answerLine), prompts)
 
@@ -48,9 +50,8 @@ func TestUnknownParameters(t *testing.T) {
 			`{"error":{"message":"Unrecognized request argument supplied: Stream","type":"invalid_request_error","param":"Stream","code":"unknown_parameter"}}`},
 	} {
 		resp, body := post(t, ts.URL+tc.path, tc.body)
-		if resp.StatusCode != 400 || strings.TrimSpace(string(body)) != tc.want {
-			t.Errorf("%s %s:\n%d %s\nwant 400 %s", tc.path, tc.body, resp.StatusCode, body, tc.want)
-		}
+		assert.Equal(t, 400, resp.StatusCode, "%s %s: status", tc.path, tc.body)
+		assert.Equal(t, tc.want, strings.TrimSpace(string(body)), "%s %s: body", tc.path, tc.body)
 	}
 	for _, tc := range []struct{ path, body, param string }{
 		{chatPath, `{"logprobs": true, ` + hi + `}`, "logprobs"},
@@ -61,9 +62,7 @@ func TestUnknownParameters(t *testing.T) {
 	} {
 		postError(t, ts.URL+tc.path, tc.body, 400, "invalid_request_error", tc.param, "unsupported_parameter", tc.param+": unsupported parameter: ")
 	}
-	if prompts.String() != "" {
-		t.Fatalf("a refused request reached the model:\n%s", prompts)
-	}
+	require.Empty(t, prompts.String(), "a refused request reached the model")
 
 	// What the clients send besides: accepted, and ignored where it
 	// changes nothing.
@@ -84,7 +83,7 @@ func TestUnknownParameters(t *testing.T) {
 // schema that is no valid JSON Schema is a 400 naming its parameter,
 // whether or not the prompt would declare it.
 func TestInvalidSchemas(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	prompts := &syncBuffer{}
 	ts := startServer(t, replayOf(enc, answerLine), prompts)
 	const okTool = `{"type": "function", "function": {"name": "ok", "parameters": {"type": "object"}}}`
@@ -115,9 +114,7 @@ func TestInvalidSchemas(t *testing.T) {
 			postError(t, ts.URL+tc.path, tc.body, 400, "invalid_request_error", tc.param, tc.code, tc.message)
 		})
 	}
-	if prompts.String() != "" {
-		t.Fatalf("a refused request reached the model:\n%s", prompts)
-	}
+	require.Empty(t, prompts.String(), "a refused request reached the model")
 	// Valid schemas, of another draft too, and functions without parameters.
 	postOK(t, ts.URL+chatPath, `{`+hi+`, "tools": [`+weatherTool+`, {"type": "function", "function": {"name": "nothing"}},
 		{"type": "function", "function": {"name": "old", "parameters": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"}}}],
@@ -129,24 +126,25 @@ func TestInvalidSchemas(t *testing.T) {
 // *openaicompat.RequestError that wraps the package's sentinel and the
 // *harmony.SchemaError.
 func TestSchemaErrorWraps(t *testing.T) {
-	s := newServer(loadEncoding(t), nil, nil, options{})
+	s := newServer(testenc.Encoding(t), nil, nil, options{})
 	var req openaicompat.ChatCompletionRequest
-	if err := openaicompat.DecodeRequest([]byte(`{`+hi+`, "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "objekt"}}}]}`), &req); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, openaicompat.DecodeRequest([]byte(`{`+hi+`, "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "objekt"}}}]}`), &req))
 	err := checkSchemas(s.schemas, chatSchemas(&req))
 	var re *openaicompat.RequestError
 	var se *harmony.SchemaError
-	if !errors.As(err, &re) || !errors.Is(err, openaicompat.ErrInvalidTool) || !errors.As(err, &se) || !errors.Is(err, harmony.ErrInvalidSchema) || se.Pointer != "/type" {
-		t.Errorf("%v (%T), want a RequestError wrapping ErrInvalidTool and a SchemaError at /type", err, err)
+	assert.ErrorAs(t, err, &re)
+	assert.ErrorIs(t, err, openaicompat.ErrInvalidTool)
+	if assert.ErrorAs(t, err, &se) {
+		assert.Equal(t, "/type", se.Pointer, "the SchemaError's pointer")
 	}
+	assert.ErrorIs(t, err, harmony.ErrInvalidSchema)
 }
 
 // TestContextWindow: with -context-window N, a prompt that does not fit
 // with room for the completion is a 400 context_length_exceeded, before the
 // model; Responses' truncation "auto" drops old turns instead.
 func TestContextWindow(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	prompts := &syncBuffer{}
 	ts := startServerWith(t, standIn{enc}, prompts, options{ContextWindow: 200})
 	long := strings.Repeat("word ", 150)
@@ -160,23 +158,21 @@ func TestContextWindow(t *testing.T) {
 	} {
 		postError(t, ts.URL+tc.path, tc.body, 400, "invalid_request_error", tc.param, "context_length_exceeded", "maximum context length is 200 tokens")
 	}
-	if prompts.String() != "" {
-		t.Fatalf("a refused request reached the model:\n%s", prompts)
-	}
+	require.Empty(t, prompts.String(), "a refused request reached the model")
 	// What fits is served; with truncation "auto" the old turns go.
 	var r openaicompat.ChatCompletionResponse
 	unmarshal(t, postOK(t, ts.URL+chatPath, `{"max_tokens": 50, `+hi+`}`, "application/json"), &r)
-	if r.Usage == nil || r.Usage.PromptTokens > 150 {
-		t.Errorf("usage %+v", r.Usage)
+	if assert.NotNil(t, r.Usage, "usage") {
+		assert.LessOrEqual(t, r.Usage.PromptTokens, 150, "prompt tokens")
 	}
 	var resp openaicompat.Response
 	unmarshal(t, postOK(t, ts.URL+responsesPath, `{"max_output_tokens": 50, "truncation": "auto", "input": [
 		{"role": "user", "content": "`+long+`"}, {"role": "assistant", "content": "Noted."}, {"role": "user", "content": "Hi"}]}`, "application/json"), &resp)
-	if resp.Usage == nil || resp.Usage.InputTokens > 150 {
-		t.Errorf("usage %+v", resp.Usage)
+	if assert.NotNil(t, resp.Usage, "usage") {
+		assert.LessOrEqual(t, resp.Usage.InputTokens, 150, "input tokens")
 	}
-	if logged := promptLines(t, enc, prompts.String()); len(logged) != 2 || strings.Contains(logged[1].Text, "word") {
-		t.Errorf("prompts %+v, want 2, the second without the old turn", logged)
+	if logged := promptLines(t, enc, prompts.String()); assert.Len(t, logged, 2, "prompts") {
+		assert.NotContains(t, logged[1].Text, "word", "the second prompt has the old turn")
 	}
 }
 
@@ -204,7 +200,7 @@ func (h recordHandler) next(t *testing.T) map[string]any {
 	case m := <-h:
 		return m
 	case <-time.After(time.Minute):
-		t.Fatal("no access log line")
+		require.Fail(t, "no access log line")
 		return nil
 	}
 }
@@ -213,7 +209,7 @@ func (h recordHandler) next(t *testing.T) map[string]any {
 // status, token counts when the model answered, the error's code when
 // there was one, and a duration.
 func TestAccessLog(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	log := make(recordHandler, 16)
 	ts := startServerWith(t, replayOf(enc, answerLine, forgottenStart), nil, options{Strict: true, Log: slog.New(log)})
 	usage := func(b []byte) (int, int) {
@@ -228,14 +224,12 @@ func TestAccessLog(t *testing.T) {
 		t.Helper()
 		got := log.next(t)
 		d, ok := got["duration"].(time.Duration)
-		if !ok || d < 0 {
-			t.Errorf("line %d: duration %v", i, got["duration"])
+		if assert.True(t, ok, "line %d: duration %v", i, got["duration"]) {
+			assert.GreaterOrEqual(t, d, time.Duration(0), "line %d: duration", i)
 		}
 		delete(got, "duration")
 		want["level"], want["msg"] = "INFO", "request"
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("line %d:\n got %v\nwant %v", i, got, want)
-		}
+		assert.Equal(t, fmt.Sprint(want), fmt.Sprint(got), "line %d", i)
 	}
 
 	pt, ct := usage(postOK(t, ts.URL+chatPath, `{`+hi+`}`, "application/json"))
@@ -249,15 +243,13 @@ func TestAccessLog(t *testing.T) {
 		"completion_tokens": int64(len(enc.EncodeWithSpecialTokens(forgottenStart))), "error": "server_error"})
 
 	resp, err := http.Get(ts.URL + "/v1/models")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	resp.Body.Close()
 	check(3, map[string]any{"method": "GET", "path": "/v1/models", "status": int64(404), "error": "unknown_url"})
 
 	select {
 	case m := <-log:
-		t.Errorf("a line more: %v", m)
+		assert.Fail(t, "a line more", "%v", m)
 	default:
 	}
 }
@@ -267,7 +259,7 @@ func TestAccessLog(t *testing.T) {
 // own writer (SSEWriter flushes through http.ResponseController, which
 // finds it by Unwrap).
 func TestStreamFlushedThroughAccessWriter(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	s := newServer(enc, standIn{enc}, nil, options{})
 	for _, path := range []string{chatPath, responsesPath} {
 		body := `{"stream": true, ` + hi + `}`
@@ -278,9 +270,9 @@ func TestStreamFlushedThroughAccessWriter(t *testing.T) {
 		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		s.ServeHTTP(rec, req)
-		if rec.Code != http.StatusOK || !rec.Flushed || rec.Body.Len() == 0 {
-			t.Errorf("%s: %d, flushed %v, %d bytes", path, rec.Code, rec.Flushed, rec.Body.Len())
-		}
+		assert.Equal(t, http.StatusOK, rec.Code, "%s: status", path)
+		assert.True(t, rec.Flushed, "%s: flushed", path)
+		assert.NotZero(t, rec.Body.Len(), "%s: bytes", path)
 	}
 }
 
@@ -294,7 +286,7 @@ const forgottenStart = `<|channel|>analysis<|message|>think<|end|>` +
 // reasoning and the call — and with -strict is the parse error: a 500,
 // or the stream's error event.
 func TestForgottenStart(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	const respTool = `{"type": "function", "name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}`
 	chat := `{"messages": [{"role": "user", "content": "Weather in Oslo?"}], "tools": [` + weatherTool + `]`
 	responses := `{"input": "Weather in Oslo?", "tools": [` + respTool + `]`
@@ -305,10 +297,13 @@ func TestForgottenStart(t *testing.T) {
 		var c openaicompat.ChatCompletionResponse
 		unmarshal(t, postOK(t, ts.URL+chatPath, chat+`}`, "application/json"), &c)
 		m := c.Choices[0].Message
-		if m.Reasoning != "think" || m.Content != nil || len(m.ToolCalls) != 1 || m.ToolCalls[0].Function.Name != "get_weather" ||
-			m.ToolCalls[0].Function.Arguments != `{"city":"Oslo"}` || c.Choices[0].FinishReason != "tool_calls" {
-			t.Errorf("chat: %+v", c.Choices[0])
+		assert.Equal(t, "think", m.Reasoning, "chat: reasoning")
+		assert.Nil(t, m.Content, "chat: content")
+		if assert.Len(t, m.ToolCalls, 1, "chat: tool calls") {
+			assert.Equal(t, "get_weather", m.ToolCalls[0].Function.Name, "chat: the call's name")
+			assert.Equal(t, `{"city":"Oslo"}`, m.ToolCalls[0].Function.Arguments, "chat: the call's arguments")
 		}
+		assert.Equal(t, openaicompat.FinishToolCalls, c.Choices[0].FinishReason, "chat: finish reason")
 
 		var reasoning, args, name, finish string
 		for _, ev := range readSSE(t, postOK(t, ts.URL+chatPath, chat+`, "stream": true}`, "text/event-stream")) {
@@ -317,9 +312,7 @@ func TestForgottenStart(t *testing.T) {
 			}
 			var ch openaicompat.ChatCompletionChunk
 			unmarshal(t, []byte(ev.Data), &ch)
-			if len(ch.Choices) == 0 {
-				t.Fatalf("chunk %s", ev.Data)
-			}
+			require.NotEmpty(t, ch.Choices, "chunk %s", ev.Data)
 			d := ch.Choices[0].Delta
 			reasoning += d.Reasoning
 			for _, tc := range d.ToolCalls {
@@ -328,9 +321,10 @@ func TestForgottenStart(t *testing.T) {
 			}
 			finish += string(ch.Choices[0].FinishReason)
 		}
-		if reasoning != "think" || name != "get_weather" || args != `{"city":"Oslo"}` || finish != "tool_calls" {
-			t.Errorf("chat stream: reasoning %q, call %s(%s), finish %q", reasoning, name, args, finish)
-		}
+		assert.Equal(t, "think", reasoning, "chat stream: reasoning")
+		assert.Equal(t, "get_weather", name, "chat stream: the call's name")
+		assert.Equal(t, `{"city":"Oslo"}`, args, "chat stream: the call's arguments")
+		assert.Equal(t, "tool_calls", finish, "chat stream: finish reason")
 
 		var r openaicompat.Response
 		unmarshal(t, postOK(t, ts.URL+responsesPath, responses+`}`, "application/json"), &r)
@@ -342,9 +336,7 @@ func TestForgottenStart(t *testing.T) {
 			Response openaicompat.Response `json:"response"`
 		}
 		unmarshal(t, []byte(last.Data), &done)
-		if last.Event != "response.completed" {
-			t.Errorf("responses stream ends with %s", last.Event)
-		}
+		assert.Equal(t, "response.completed", last.Event, "responses stream's last event")
 		checkRecoveredOutput(t, "responses stream", done.Response)
 	})
 
@@ -354,9 +346,9 @@ func TestForgottenStart(t *testing.T) {
 		_, err := openaicompat.ChatCompletionFromTokens(enc, ids, openaicompat.Sampling{}, &openaicompat.ResponseOptions{Strict: true})
 		var oe *openaicompat.OutputError
 		var pe *harmony.ParseError
-		if !errors.As(err, &oe) || !errors.As(err, &pe) || oe.MessageIndex != 1 {
-			t.Fatalf("strict conversion: %v (%T), want an *OutputError wrapping a *harmony.ParseError at message 1", err, err)
-		}
+		require.ErrorAs(t, err, &oe, "strict conversion")
+		require.ErrorAs(t, err, &pe, "strict conversion")
+		require.Equal(t, 1, oe.MessageIndex, "strict conversion: the OutputError's message")
 
 		ts := startServerWith(t, replayOf(enc, forgottenStart), nil, options{Strict: true})
 		for _, tc := range []struct{ path, body string }{{chatPath, chat + `}`}, {responsesPath, responses + `}`}} {
@@ -366,13 +358,14 @@ func TestForgottenStart(t *testing.T) {
 		events := readSSE(t, postOK(t, ts.URL+chatPath, chat+`, "stream": true}`, "text/event-stream"))
 		var e openaicompat.ErrorResponse
 		unmarshal(t, []byte(events[len(events)-1].Data), &e)
-		if e.Error.Type != "server_error" || !strings.Contains(e.Error.Message, parseErr) {
-			t.Errorf("chat stream ends with %s, want the parse error", events[len(events)-1].Data)
-		}
+		assert.Equal(t, "server_error", e.Error.Type, "chat stream ends with %s, want the parse error", events[len(events)-1].Data)
+		assert.Contains(t, e.Error.Message, parseErr, "chat stream ends with %s, want the parse error", events[len(events)-1].Data)
 
 		events = readSSE(t, postOK(t, ts.URL+responsesPath, responses+`, "stream": true}`, "text/event-stream"))
-		if n := len(events); n < 2 || events[n-2].Event != "error" || !strings.Contains(events[n-2].Data, parseErr) || events[n-1].Event != "response.failed" {
-			t.Errorf("responses stream ends with %+v, want error and response.failed", events[max(0, n-2):])
+		if n := len(events); assert.GreaterOrEqual(t, n, 2, "responses stream's events") {
+			assert.Equal(t, "error", events[n-2].Event, "responses stream ends with %+v, want error and response.failed", events[n-2:])
+			assert.Contains(t, events[n-2].Data, parseErr, "responses stream ends with %+v, want error and response.failed", events[n-2:])
+			assert.Equal(t, "response.failed", events[n-1].Event, "responses stream ends with %+v, want error and response.failed", events[n-2:])
 		}
 	})
 }
@@ -381,12 +374,19 @@ func TestForgottenStart(t *testing.T) {
 // the reasoning, then the call.
 func checkRecoveredOutput(t *testing.T, where string, r openaicompat.Response) {
 	t.Helper()
-	if r.Status != "completed" || len(r.Output) != 2 || r.Output[0].Type != "reasoning" || r.Output[0].Content == nil ||
-		len(r.Output[0].Content.Parts) != 1 || r.Output[0].Content.Parts[0].Text != "think" ||
-		r.Output[1].Type != "function_call" || r.Output[1].Name != "get_weather" || r.Output[1].Arguments != `{"city":"Oslo"}` {
-		b, _ := json.Marshal(r.Output)
-		t.Errorf("%s: status %s, output %s", where, r.Status, b)
+	b, _ := json.Marshal(r.Output)
+	assert.Equal(t, "completed", r.Status, "%s: status; output %s", where, b)
+	if !assert.Len(t, r.Output, 2, "%s: output %s", where, b) {
+		return
 	}
+	rs, call := r.Output[0], r.Output[1]
+	assert.Equal(t, "reasoning", rs.Type, "%s: output %s", where, b)
+	if assert.NotNil(t, rs.Content, "%s: output %s", where, b) && assert.Len(t, rs.Content.Parts, 1, "%s: output %s", where, b) {
+		assert.Equal(t, "think", rs.Content.Parts[0].Text, "%s: output %s", where, b)
+	}
+	assert.Equal(t, "function_call", call.Type, "%s: output %s", where, b)
+	assert.Equal(t, "get_weather", call.Name, "%s: output %s", where, b)
+	assert.Equal(t, `{"city":"Oslo"}`, call.Arguments, "%s: output %s", where, b)
 }
 
 // TestRunStandIn: with no flags but the address the server runs the
@@ -408,42 +408,33 @@ func TestRunStandIn(t *testing.T) {
 		select {
 		case l, ok := <-lines:
 			if !ok {
-				t.Fatalf("the server stopped: %v", <-done)
+				require.Fail(t, "the server stopped", "%v", <-done)
 			}
 			return l
 		case <-time.After(time.Minute): // only to stop a hung test
-			t.Fatal("no line from the server")
+			require.Fail(t, "no line from the server")
 			return ""
 		}
 	}
 	addr, ok := strings.CutPrefix(next(), "chatserver: listening on http://")
-	if !ok {
-		t.Fatalf("first line is not the address")
-	}
-	if l := next(); !strings.HasPrefix(l, "chatserver: model: the built-in stand-in") {
-		t.Errorf("second line %q, want the model", l)
-	}
+	require.True(t, ok, "first line is not the address")
+	l := next()
+	assert.True(t, strings.HasPrefix(l, "chatserver: model: the built-in stand-in"), "second line %q, want the model", l)
 	var r openaicompat.ChatCompletionResponse
 	unmarshal(t, postOK(t, "http://"+addr+chatPath, `{"model": "gpt-oss-120b", "messages": [{"role": "user", "content": "What is 2 + 2?"}]}`, "application/json"), &r)
-	if c := r.Choices[0].Message.Content; c == nil || c.Text != "You said: What is 2 + 2?" {
-		t.Errorf("content %+v", c)
+	if c := r.Choices[0].Message.Content; assert.NotNil(t, c, "content") {
+		assert.Equal(t, "You said: What is 2 + 2?", c.Text, "content")
 	}
-	if l := next(); !strings.Contains(l, " msg=request method=POST path=/v1/chat/completions status=200 prompt_tokens=") {
-		t.Errorf("access log line %q", l)
-	}
+	assert.Contains(t, next(), " msg=request method=POST path=/v1/chat/completions status=200 prompt_tokens=", "access log line")
 	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("run: %v", err)
-	}
+	assert.NoError(t, <-done, "run")
 	for l := range lines {
-		t.Errorf("more output: %q", l)
+		assert.Fail(t, "more output", "%q", l)
 	}
 
 	// A negative window is refused.
 	var stderr strings.Builder
-	if err := run(t.Context(), []string{"-context-window", "-1"}, &stderr); err == nil || !strings.Contains(err.Error(), "-context-window -1") {
-		t.Errorf("-context-window -1: %v", err)
-	}
+	assert.ErrorContains(t, run(t.Context(), []string{"-context-window", "-1"}, &stderr), "-context-window -1")
 }
 
 // TestRequestTooComplex: a body within -max-body-bytes that would take far
@@ -452,7 +443,7 @@ func TestRunStandIn(t *testing.T) {
 // never reaches the model.
 func TestRequestTooComplex(t *testing.T) {
 	prompts := &syncBuffer{}
-	ts := startServer(t, standIn{loadEncoding(t)}, prompts)
+	ts := startServer(t, standIn{testenc.Encoding(t)}, prompts)
 	zeros := strings.TrimSuffix(strings.Repeat("0,", 1<<20), ",")
 	for _, tc := range []struct{ path, body, param string }{
 		{responsesPath, `{"input": [{"role": "assistant", "content": [{"type": "output_text", "text": "x", "annotations": [` + zeros + `]}]}]}`,
@@ -461,7 +452,5 @@ func TestRequestTooComplex(t *testing.T) {
 	} {
 		postError(t, ts.URL+tc.path, tc.body, 400, "invalid_request_error", tc.param, "request_too_complex", "16 times its")
 	}
-	if prompts.String() != "" {
-		t.Fatalf("a refused request reached the model:\n%s", prompts)
-	}
+	require.Empty(t, prompts.String(), "a refused request reached the model")
 }

@@ -5,13 +5,26 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
+
+// checkClipped checks an error answer's status, that its body stays small
+// and that it quotes the long text clipped.
+func checkClipped(t *testing.T, what string, status int, resp *http.Response, got []byte) {
+	t.Helper()
+	assert.Equal(t, status, resp.StatusCode, "%s: status; %.300s", what, got)
+	assert.LessOrEqual(t, len(got), 1024, "%s: bytes; %.300s", what, got)
+	assert.Contains(t, string(got), "xxx…", "%s: not clipped; %.300s", what, got)
+}
 
 // TestClippedErrors: ids, names, paths and content types of a megabyte (or
 // as long as the header limit allows) are quoted clipped: the error body
 // stays small.
 func TestClippedErrors(t *testing.T) {
-	ts := startServer(t, standIn{loadEncoding(t)}, nil)
+	ts := startServer(t, standIn{testenc.Encoding(t)}, nil)
 	long := strings.Repeat("x", 1<<20)
 	for _, body := range []string{
 		`{"model":"m","previous_response_id":"` + long + `","input":"hi"}`,
@@ -22,29 +35,19 @@ func TestClippedErrors(t *testing.T) {
 		`{"model":"m","input":"hi","text":{"format":{"type":"json_schema","name":"f","schema":{"properties":{"` + long + `":{"type":"objekt"}}}}}}`,
 	} {
 		resp, got := post(t, ts.URL+responsesPath, body)
-		if resp.StatusCode != 400 || len(got) > 1024 || !strings.Contains(string(got), "xxx…") {
-			t.Errorf("%.100s…: %d, %d bytes: %.300s", body, resp.StatusCode, len(got), got)
-		}
+		checkClipped(t, body[:100]+"…", 400, resp, got)
 	}
 	long = strings.Repeat("x", 60<<10) // under the header limit
 	req, _ := http.NewRequest(http.MethodPost, ts.URL+responsesPath, strings.NewReader(`{"model":"m","input":"hi"}`))
 	req.Header.Set("Content-Type", "text/"+long)
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 415 || len(got) > 1024 || !strings.Contains(string(got), "xxx…") {
-		t.Errorf("Content-Type: %d, %d bytes: %.300s", resp.StatusCode, len(got), got)
-	}
+	checkClipped(t, "Content-Type", 415, resp, got)
 	resp, err = http.Post(ts.URL+"/"+long, "application/json", strings.NewReader(`{}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got, _ = io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 404 || len(got) > 1024 || !strings.Contains(string(got), "xxx…") {
-		t.Errorf("path: %d, %d bytes: %.300s", resp.StatusCode, len(got), got)
-	}
+	checkClipped(t, "path", 404, resp, got)
 }

@@ -9,7 +9,10 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/constrain"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 	"github.com/go-harmony/harmony/openaicompat"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The tests of this file assert the order in which requests finish, never
@@ -58,7 +61,7 @@ func (g *gate) waitEntered(t *testing.T) uint64 {
 	case n := <-g.entered:
 		return n
 	case <-time.After(hung):
-		t.Fatal("no request reached the model")
+		require.Fail(t, "no request reached the model")
 		return 0
 	}
 }
@@ -99,7 +102,7 @@ func wait(t *testing.T, c <-chan result) result {
 	case r := <-c:
 		return r
 	case <-time.After(2 * hung):
-		t.Fatal("the request never finished")
+		require.Fail(t, "the request never finished")
 		return result{}
 	}
 }
@@ -113,44 +116,42 @@ const slowChat = `{"messages": [{"role": "user", "content": "slow"}], "tools": [
 // have. The prompt log still has the prompts in the order the requests
 // reached the model, each with its number.
 func TestSlowRequestStallsNoOther(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	g := newGate(newSampler(enc, 1), standIn{enc}, true)
 	prompts := &syncBuffer{}
 	ts := startServerWith(t, g, prompts, options{MaxConcurrent: 2})
 
 	slow := sendAsync(ts.URL+chatPath, slowChat)
-	if n := g.waitEntered(t); n != 0 {
-		t.Fatalf("the slow request is number %d, want 0", n)
-	}
+	require.Equal(t, uint64(0), g.waitEntered(t), "the slow request's number")
 	plain := send(ts.URL+chatPath, `{`+hi+`}`)
-	if plain.err != nil || plain.status != http.StatusOK {
-		t.Fatalf("plain request beside the held one: %d %v %s", plain.status, plain.err, plain.body)
-	}
+	require.NoError(t, plain.err, "plain request beside the held one")
+	require.Equal(t, http.StatusOK, plain.status, "plain request beside the held one: %s", plain.body)
 	var r openaicompat.ChatCompletionResponse
 	unmarshal(t, plain.body, &r)
-	if c := r.Choices[0].Message.Content; c == nil || c.Text != "You said: Hi" {
-		t.Errorf("plain request: content %+v", c)
+	if c := r.Choices[0].Message.Content; assert.NotNil(t, c, "plain request: content") {
+		assert.Equal(t, "You said: Hi", c.Text, "plain request: content")
 	}
 	select {
 	case got := <-slow:
-		t.Fatalf("the held request finished before it was let go: %d %s", got.status, got.body)
+		require.Fail(t, "the held request finished before it was let go", "%d %s", got.status, got.body)
 	default:
 	}
 
 	close(g.release)
 	got := wait(t, slow)
-	if got.err != nil || got.status != http.StatusOK {
-		t.Fatalf("held request: %d %v %s", got.status, got.err, got.body)
-	}
+	require.NoError(t, got.err, "held request")
+	require.Equal(t, http.StatusOK, got.status, "held request: %s", got.body)
 	var sr openaicompat.ChatCompletionResponse
 	unmarshal(t, got.body, &sr)
-	if c := sr.Choices[0]; c.FinishReason != openaicompat.FinishToolCalls || len(c.Message.ToolCalls) == 0 ||
-		c.Message.ToolCalls[0].Function.Name != "ping" {
-		t.Errorf("held request under tool_choice required: %s", got.body)
+	c := sr.Choices[0]
+	assert.Equal(t, openaicompat.FinishToolCalls, c.FinishReason, "held request under tool_choice required: %s", got.body)
+	if assert.NotEmpty(t, c.Message.ToolCalls, "held request under tool_choice required: %s", got.body) {
+		assert.Equal(t, "ping", c.Message.ToolCalls[0].Function.Name, "held request under tool_choice required: %s", got.body)
 	}
 	logged := promptLines(t, enc, prompts.String())
-	if len(logged) != 2 || !strings.Contains(logged[0].Text, "<|message|>slow<|end|>") || !strings.Contains(logged[1].Text, "<|message|>Hi<|end|>") {
-		t.Errorf("prompt log %+v, want the slow prompt, then Hi", logged)
+	if assert.Len(t, logged, 2, "prompt log, want the slow prompt, then Hi") {
+		assert.Contains(t, logged[0].Text, "<|message|>slow<|end|>", "prompt log, want the slow prompt first")
+		assert.Contains(t, logged[1].Text, "<|message|>Hi<|end|>", "prompt log, want Hi second")
 	}
 }
 
@@ -159,7 +160,7 @@ func TestSlowRequestStallsNoOther(t *testing.T) {
 // would start, and takes no number (no prompt log line, no replay line);
 // once they are let go, requests are served again.
 func TestMaxConcurrent(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	g := newGate(standIn{enc}, standIn{enc}, false)
 	prompts := &syncBuffer{}
 	ts := startServerWith(t, g, prompts, options{MaxConcurrent: 2})
@@ -175,25 +176,25 @@ func TestMaxConcurrent(t *testing.T) {
 		{responsesPath, `{"input": "Hi", "stream": true}`},
 	} {
 		got := send(ts.URL+tc.path, tc.body)
-		if got.err != nil || got.status != http.StatusTooManyRequests || strings.TrimSpace(string(got.body)) != want ||
-			got.header.Get("Retry-After") != "1" || got.header.Get("Content-Type") != "application/json" {
-			t.Errorf("%s %s past the bound: %d %v, Retry-After %q, %s\nwant 429 %s", tc.path, tc.body, got.status, got.err,
-				got.header.Get("Retry-After"), got.body, want)
+		if assert.NoError(t, got.err, "%s %s past the bound", tc.path, tc.body) {
+			assert.Equal(t, http.StatusTooManyRequests, got.status, "%s %s past the bound: status", tc.path, tc.body)
+			assert.Equal(t, want, strings.TrimSpace(string(got.body)), "%s %s past the bound: body", tc.path, tc.body)
+			assert.Equal(t, "1", got.header.Get("Retry-After"), "%s %s past the bound: Retry-After", tc.path, tc.body)
+			assert.Equal(t, "application/json", got.header.Get("Content-Type"), "%s %s past the bound: Content-Type", tc.path, tc.body)
 		}
 	}
-	if logged := promptLines(t, enc, prompts.String()); len(logged) != 2 {
-		t.Errorf("%d prompts logged, want the 2 held: refused requests take no line", len(logged))
-	}
+	assert.Len(t, promptLines(t, enc, prompts.String()), 2, "prompts logged, want the 2 held: refused requests take no line")
 
 	close(g.release)
 	for i, c := range held {
-		if got := wait(t, c); got.err != nil || got.status != http.StatusOK {
-			t.Errorf("held request %d: %d %v %s", i, got.status, got.err, got.body)
+		got := wait(t, c)
+		if assert.NoError(t, got.err, "held request %d", i) {
+			assert.Equal(t, http.StatusOK, got.status, "held request %d: %s", i, got.body)
 		}
 	}
 	postOK(t, ts.URL+chatPath, `{`+hi+`}`, "application/json")
 	logged := promptLines(t, enc, prompts.String())
-	if len(logged) != 3 || !strings.Contains(logged[2].Text, "<|message|>Hi<|end|>") {
-		t.Errorf("prompt log %+v, want the 2 held and then Hi", logged)
+	if assert.Len(t, logged, 3, "prompt log, want the 2 held and then Hi") {
+		assert.Contains(t, logged[2].Text, "<|message|>Hi<|end|>", "prompt log, want Hi last")
 	}
 }

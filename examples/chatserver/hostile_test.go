@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The hostile-connection test runs the server with one limit at a time, every
@@ -99,13 +102,11 @@ func (l smallBuffers) Accept() (net.Conn, error) {
 func hostileServer(t *testing.T, m model, l limits) (string, *connWatch) {
 	t.Helper()
 	opts := options{MaxBodyBytes: l.MaxBodyBytes, WriteTimeout: l.WriteTimeout}
-	srv := newHTTPServer(newServer(loadEncoding(t), m, nil, opts), l)
+	srv := newHTTPServer(newServer(testenc.Encoding(t), m, nil, opts), l)
 	cc := newConnWatch()
 	srv.ConnState = cc.hook
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	go srv.Serve(smallBuffers{ln})
 	t.Cleanup(func() { srv.Close() })
 	return ln.Addr().String(), cc
@@ -119,9 +120,7 @@ func dialAll(t *testing.T, addr string, n int) []*net.TCPConn {
 	conns := make([]*net.TCPConn, n)
 	for i := range conns {
 		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatalf("connection %d: %v", i, err)
-		}
+		require.NoError(t, err, "connection %d", i)
 		conns[i] = c.(*net.TCPConn)
 		conns[i].SetReadBuffer(4 << 10)
 	}
@@ -155,7 +154,7 @@ func checkDropped(t *testing.T, cc *connWatch, conns []*net.TCPConn) {
 	if !cc.waitFor(func() bool { return open() == 0 }) {
 		cc.mu.Lock()
 		defer cc.mu.Unlock()
-		t.Fatalf("after %v, the server still holds %d of the %d connections open", hung, open(), len(conns))
+		require.Fail(t, "the server still holds connections open", "after %v, %d of the %d", hung, open(), len(conns))
 	}
 }
 
@@ -165,20 +164,14 @@ func checkDropped(t *testing.T, cc *connWatch, conns []*net.TCPConn) {
 func checkServes(t *testing.T, addr string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, "http://"+addr+chatPath, strings.NewReader(`{"messages": [{"role": "user", "content": "Hi"}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Close = true
 	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	io.Copy(io.Discard, resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("a plain request beside the hostile clients: status %d", resp.StatusCode)
-	}
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "a plain request beside the hostile clients: status")
 }
 
 // TestHostileConnections: slow senders, idle keep-alive connections and
@@ -188,7 +181,7 @@ func TestHostileConnections(t *testing.T) {
 	if testing.Short() {
 		t.Skip("opens 750 loopback connections")
 	}
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 
 	t.Run("slow bodies", func(t *testing.T) {
 		// 200 clients send the headers of a request and then its body a
@@ -201,9 +194,8 @@ func TestHostileConnections(t *testing.T) {
 		conns := dialAll(t, addr, n)
 		head := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: chatserver\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{", chatPath)
 		for _, c := range conns {
-			if _, err := io.WriteString(c, head); err != nil {
-				t.Fatal(err)
-			}
+			_, err := io.WriteString(c, head)
+			require.NoError(t, err)
 		}
 		stop := make(chan struct{})
 		defer close(stop)
@@ -239,20 +231,17 @@ func TestHostileConnections(t *testing.T) {
 		var wg sync.WaitGroup
 		for _, c := range conns {
 			wg.Go(func() {
-				if _, err := io.WriteString(c, req); err != nil {
-					t.Error(err)
+				if _, err := io.WriteString(c, req); !assert.NoError(t, err) {
 					return
 				}
 				resp, err := http.ReadResponse(bufio.NewReader(c), nil)
-				if err != nil {
-					t.Error(err)
+				if !assert.NoError(t, err) {
 					return
 				}
 				io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK || resp.Close {
-					t.Errorf("status %d, close %v", resp.StatusCode, resp.Close)
-				}
+				assert.Equal(t, http.StatusOK, resp.StatusCode, "status")
+				assert.False(t, resp.Close, "the server closes the connection")
 			})
 		}
 		wg.Wait()
@@ -268,9 +257,7 @@ func TestHostileConnections(t *testing.T) {
 		const n, tokens = 50, 20000
 		ids := enc.EncodeWithSpecialTokens("<|channel|>final<|message|>")
 		word := enc.EncodeOrdinary(" word")
-		if len(word) != 1 {
-			t.Fatalf(`" word" is %d tokens`, len(word))
-		}
+		require.Len(t, word, 1, `" word"'s tokens`)
 		for range tokens {
 			ids = append(ids, word[0])
 		}
@@ -281,9 +268,8 @@ func TestHostileConnections(t *testing.T) {
 		conns := dialAll(t, addr, n)
 		req := request(chatPath, `{"messages": [{"role": "user", "content": "Hi"}], "stream": true}`)
 		for _, c := range conns {
-			if _, err := io.WriteString(c, req); err != nil {
-				t.Fatal(err)
-			}
+			_, err := io.WriteString(c, req)
+			require.NoError(t, err)
 		}
 		checkServes(t, addr)
 		checkDropped(t, cc, conns)
@@ -294,28 +280,22 @@ func TestHostileConnections(t *testing.T) {
 		// the limit after each of its tokens, more than four.
 		ids = append(enc.EncodeWithSpecialTokens("<|channel|>final<|message|>"), word[0], word[0], word[0])
 		ids = append(ids, enc.EncodeWithSpecialTokens("<|return|>")...)
-		if len(ids) <= 4 {
-			t.Fatalf("the slow stream has %d tokens: its pauses would not outlast the limit", len(ids))
-		}
+		require.Greater(t, len(ids), 4, "the slow stream's tokens: its pauses would not outlast the limit")
 		srvOpts := options{WriteTimeout: limit, TokenDelay: limit / 4}
 		slowModel := &replay{lines: [][]harmony.Token{ids}}
 		h := newServer(enc, slowModel, nil, srvOpts)
 		srv := newHTTPServer(h, l)
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		go srv.Serve(ln)
 		defer srv.Close()
 		resp, err := http.Post("http://"+ln.Addr().String()+chatPath, "application/json",
 			strings.NewReader(`{"messages": [{"role": "user", "content": "Hi"}], "stream": true}`))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if err != nil || !strings.HasSuffix(string(body), "data: [DONE]\n\n") {
-			t.Errorf("slow stream: %v, body %q", err, body)
+		if assert.NoError(t, err, "slow stream") {
+			assert.True(t, strings.HasSuffix(string(body), "data: [DONE]\n\n"), "slow stream: body %q", body)
 		}
 	})
 }
@@ -325,10 +305,11 @@ func TestHostileConnections(t *testing.T) {
 func TestLimitFlags(t *testing.T) {
 	l := defaultLimits
 	srv := newHTTPServer(http.NotFoundHandler(), l)
-	if srv.ReadHeaderTimeout != l.ReadHeaderTimeout || srv.ReadTimeout != l.ReadTimeout || srv.IdleTimeout != l.IdleTimeout ||
-		srv.MaxHeaderBytes != l.MaxHeaderBytes || srv.WriteTimeout != 0 {
-		t.Errorf("server %+v from limits %+v", srv, l)
-	}
+	assert.Equal(t, l.ReadHeaderTimeout, srv.ReadHeaderTimeout, "ReadHeaderTimeout")
+	assert.Equal(t, l.ReadTimeout, srv.ReadTimeout, "ReadTimeout")
+	assert.Equal(t, l.IdleTimeout, srv.IdleTimeout, "IdleTimeout")
+	assert.Equal(t, l.MaxHeaderBytes, srv.MaxHeaderBytes, "MaxHeaderBytes")
+	assert.Zero(t, srv.WriteTimeout, "WriteTimeout")
 	for _, tc := range []struct{ flag, value string }{
 		{"-read-header-timeout", "-1s"},
 		{"-read-timeout", "-1ns"},
@@ -340,8 +321,6 @@ func TestLimitFlags(t *testing.T) {
 	} {
 		var stderr strings.Builder
 		err := run(t.Context(), []string{tc.flag, tc.value}, &stderr)
-		if err == nil || !strings.Contains(err.Error(), tc.flag+" "+tc.value) {
-			t.Errorf("%s %s: %v, want an error naming it", tc.flag, tc.value, err)
-		}
+		assert.ErrorContains(t, err, tc.flag+" "+tc.value, "want an error naming the flag")
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,20 +19,14 @@ import (
 	"time"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 	"github.com/go-harmony/harmony/openaicompat"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // testTime is the fixed clock of the tests: 2025-06-28 12:00:00 UTC.
 var testTime = time.Date(2025, 6, 28, 12, 0, 0, 0, time.UTC)
-
-func loadEncoding(t testing.TB) *harmony.Encoding {
-	t.Helper()
-	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return enc
-}
 
 // counterIDs gives each response the ids suffixes 1, 2, 3, …
 func counterIDs() func() string {
@@ -79,7 +72,7 @@ func startServer(t *testing.T, m model, prompts io.Writer) *httptest.Server {
 func startServerWith(t *testing.T, m model, prompts io.Writer, opts options) *httptest.Server {
 	t.Helper()
 	opts.Now, opts.NewIDs = func() time.Time { return testTime }, counterIDs
-	h := newServer(loadEncoding(t), m, prompts, opts)
+	h := newServer(testenc.Encoding(t), m, prompts, opts)
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
 	return ts
@@ -95,12 +88,8 @@ func post(t *testing.T, url, body string) (*http.Response, []byte) {
 func postOK(t *testing.T, url, body, ct string) []byte {
 	t.Helper()
 	resp, b := post(t, url, body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("POST %s: status %d, body %s", url, resp.StatusCode, b)
-	}
-	if got := resp.Header.Get("Content-Type"); got != ct {
-		t.Fatalf("POST %s: Content-Type %q, want %q", url, got, ct)
-	}
+	require.Equal(t, http.StatusOK, resp.StatusCode, "POST %s: status, body %s", url, b)
+	require.Equal(t, ct, resp.Header.Get("Content-Type"), "POST %s: Content-Type", url)
 	return b
 }
 
@@ -125,31 +114,22 @@ func readSSE(t *testing.T, body []byte) []sseEvent {
 		line := sc.Text()
 		switch {
 		case line == "":
-			if !open {
-				t.Fatalf("empty event in stream:\n%s", body)
-			}
+			require.True(t, open, "empty event in stream:\n%s", body)
 			events = append(events, cur)
 			cur, open = sseEvent{}, false
 		case strings.HasPrefix(line, "event: "):
-			if open {
-				t.Fatalf("event field after data: %q", line)
-			}
+			require.False(t, open, "event field after data: %q", line)
 			cur.Event, open = strings.TrimPrefix(line, "event: "), true
 		case strings.HasPrefix(line, "data: "):
-			if cur.Data != "" {
-				t.Fatalf("second data line: %q", line)
-			}
+			require.Empty(t, cur.Data, "second data line: %q", line)
 			cur.Data, open = strings.TrimPrefix(line, "data: "), true
 		default:
-			t.Fatalf("unexpected line in stream: %q", line)
+			require.Fail(t, "unexpected line in stream", "%q", line)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if open || !bytes.HasSuffix(body, []byte("\n\n")) {
-		t.Fatalf("stream does not end with a blank line:\n%s", body)
-	}
+	require.NoError(t, sc.Err())
+	require.False(t, open, "stream does not end with a blank line:\n%s", body)
+	require.True(t, bytes.HasSuffix(body, []byte("\n\n")), "stream does not end with a blank line:\n%s", body)
 	return events
 }
 
@@ -157,17 +137,14 @@ func readSSE(t *testing.T, body []byte) []sseEvent {
 func compact(t *testing.T, s string) string {
 	t.Helper()
 	var b bytes.Buffer
-	if err := json.Compact(&b, []byte(s)); err != nil {
-		t.Fatalf("%v in %s", err, s)
-	}
+	require.NoError(t, json.Compact(&b, []byte(s)), "in %s", s)
 	return b.String()
 }
 
+// unmarshal decodes the JSON data into v, or fails t.
 func unmarshal(t *testing.T, data []byte, v any) {
 	t.Helper()
-	if err := json.Unmarshal(data, v); err != nil {
-		t.Fatalf("%v in %s", err, data)
-	}
+	require.NoError(t, json.Unmarshal(data, v), "in %s", data)
 }
 
 // Replay lines used by several tests.
@@ -191,7 +168,7 @@ const weatherTool = `{"type": "function", "function": {"name": "get_weather", "d
 	"parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}`
 
 func TestChatCompletion(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	prompts := &syncBuffer{}
 	ts := startServer(t, replayOf(enc, answerLine), prompts)
 	body := postOK(t, ts.URL+chatPath, `{
@@ -216,33 +193,21 @@ func TestChatCompletion(t *testing.T) {
 		"usage": {"prompt_tokens": 85, "completion_tokens": 21, "total_tokens": 106,
 			"prompt_tokens_details": {"cached_tokens": 0}, "completion_tokens_details": {"reasoning_tokens": 7}}
 	}`) + "\n"
-	if string(body) != want {
-		t.Errorf("response:\n%s\nwant:\n%s", body, want)
-	}
+	assert.Equal(t, want, string(body), "response")
 
 	// The prompt the usage counts, and the completion it counts.
 	logged := promptLines(t, enc, prompts.String())
-	if len(logged) != 1 {
-		t.Fatalf("%d prompts logged, want 1", len(logged))
-	}
+	require.Len(t, logged, 1, "prompts logged")
 	wantPrompt := "<|start|>system<|message|>You are ChatGPT, a large language model trained by OpenAI.\n" +
 		"Knowledge cutoff: 2024-06\nCurrent date: 2025-06-28\n\nReasoning: low\n\n" +
 		"# Valid channels: analysis, commentary, final. Channel must be included for every message.<|end|>" +
 		"<|start|>developer<|message|># Instructions\n\nAnswer briefly.<|end|>" +
 		"<|start|>user<|message|>What is 2 + 2?<|end|><|start|>assistant"
-	if logged[0].Text != wantPrompt {
-		t.Errorf("prompt:\n%q\nwant:\n%q", logged[0].Text, wantPrompt)
-	}
-	if n := len(logged[0].Tokens); n != 85 {
-		t.Errorf("prompt has %d tokens, usage says 85", n)
-	}
-	if n := len(enc.EncodeWithSpecialTokens(answerLine)); n != 21 {
-		t.Errorf("completion has %d tokens, usage says 21", n)
-	}
+	assert.Equal(t, wantPrompt, logged[0].Text, "prompt")
+	assert.Len(t, logged[0].Tokens, 85, "prompt tokens, as usage says")
+	assert.Len(t, enc.EncodeWithSpecialTokens(answerLine), 21, "completion tokens, as usage says")
 	analysis := enc.EncodeWithSpecialTokens(`<|channel|>analysis<|message|>Simple arithmetic.<|end|>`)
-	if len(analysis) != 7 {
-		t.Errorf("analysis message has %d tokens, usage says 7", len(analysis))
-	}
+	assert.Len(t, analysis, 7, "analysis message tokens, as usage says")
 }
 
 // loggedPrompt is a line of the prompt log.
@@ -258,21 +223,19 @@ func promptLines(t *testing.T, enc *harmony.Encoding, log string) []loggedPrompt
 	if log == "" {
 		return nil
 	}
-	if !strings.HasSuffix(log, "\n") {
-		t.Fatalf("prompt log does not end with a newline: %q", log)
-	}
+	require.True(t, strings.HasSuffix(log, "\n"), "prompt log does not end with a newline: %q", log)
 	var out []loggedPrompt
 	for _, line := range strings.Split(strings.TrimSuffix(log, "\n"), "\n") {
 		var fields map[string]json.RawMessage
 		unmarshal(t, []byte(line), &fields)
-		if len(fields) != 2 || fields["text"] == nil || fields["tokens"] == nil {
-			t.Fatalf("prompt log line has fields other than text and tokens: %s", line)
-		}
+		require.Len(t, fields, 2, "prompt log line has fields other than text and tokens: %s", line)
+		require.NotNil(t, fields["text"], "prompt log line has fields other than text and tokens: %s", line)
+		require.NotNil(t, fields["tokens"], "prompt log line has fields other than text and tokens: %s", line)
 		var p loggedPrompt
 		unmarshal(t, []byte(line), &p)
-		if text, err := enc.Decode(p.Tokens); err != nil || text != p.Text {
-			t.Fatalf("prompt log line: tokens decode to %q (%v), text is %q", text, err, p.Text)
-		}
+		text, err := enc.Decode(p.Tokens)
+		require.NoError(t, err, "prompt log line: tokens decode")
+		require.Equal(t, p.Text, text, "prompt log line: tokens decode to other text")
 		out = append(out, p)
 	}
 	return out
@@ -306,7 +269,7 @@ func modelFor(enc *harmony.Encoding, line string) model {
 }
 
 func TestChatStream(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	for _, tc := range streamCases {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := startServer(t, modelFor(enc, tc.line), nil)
@@ -317,57 +280,41 @@ func TestChatStream(t *testing.T) {
 			body := postOK(t, ts.URL+chatPath, req+`, "stream": true, "stream_options": {"include_usage": true}}`, "text/event-stream")
 
 			events := readSSE(t, body)
-			if n := len(events); n < 4 {
-				t.Fatalf("%d events", n)
-			}
-			if last := events[len(events)-1]; last != (sseEvent{Data: "[DONE]"}) {
-				t.Fatalf("last event %+v, want data: [DONE]", last)
-			}
+			require.GreaterOrEqual(t, len(events), 4, "events")
+			require.Equal(t, sseEvent{Data: "[DONE]"}, events[len(events)-1], "last event")
 			var content, reasoning strings.Builder
 			var calls []openaicompat.ToolCall
 			var finish openaicompat.FinishReason
 			var usage *openaicompat.ChatUsage
 			for i, e := range events[:len(events)-1] {
-				if e.Event != "" {
-					t.Fatalf("chat event %d has a name: %q", i, e.Event)
-				}
+				require.Empty(t, e.Event, "chat event %d has a name", i)
 				var ch openaicompat.ChatCompletionChunk
 				unmarshal(t, []byte(e.Data), &ch)
-				if ch.ID != whole.ID || ch.Object != "chat.completion.chunk" || ch.Created != whole.Created || ch.Model != whole.Model {
-					t.Fatalf("chunk %d: id %q object %q created %d model %q; response: %q %d %q",
-						i, ch.ID, ch.Object, ch.Created, ch.Model, whole.ID, whole.Created, whole.Model)
-				}
+				require.Equal(t, whole.ID, ch.ID, "chunk %d: id", i)
+				require.Equal(t, "chat.completion.chunk", ch.Object, "chunk %d: object", i)
+				require.Equal(t, whole.Created, ch.Created, "chunk %d: created", i)
+				require.Equal(t, whole.Model, ch.Model, "chunk %d: model", i)
 				if ch.Usage != nil {
-					if i != len(events)-2 || len(ch.Choices) != 0 {
-						t.Fatalf("usage chunk %d is not the last, or has choices: %s", i, e.Data)
-					}
+					require.Equal(t, len(events)-2, i, "usage chunk %d is not the last: %s", i, e.Data)
+					require.Empty(t, ch.Choices, "usage chunk %d has choices: %s", i, e.Data)
 					usage = ch.Usage
 					continue
 				}
-				if len(ch.Choices) != 1 {
-					t.Fatalf("chunk %d has %d choices", i, len(ch.Choices))
-				}
+				require.Len(t, ch.Choices, 1, "chunk %d: choices", i)
 				c := ch.Choices[0]
-				if finish != "" {
-					t.Fatalf("chunk %d after the finish reason: %s", i, e.Data)
-				}
+				require.Empty(t, finish, "chunk %d after the finish reason: %s", i, e.Data)
 				finish = c.FinishReason
-				if (i == 0) != (c.Delta.Role == "assistant") {
-					t.Fatalf("chunk %d: role %q", i, c.Delta.Role)
-				}
+				require.Equal(t, i == 0, c.Delta.Role == "assistant", "chunk %d: role %q", i, c.Delta.Role)
 				content.WriteString(c.Delta.Content)
 				reasoning.WriteString(c.Delta.Reasoning)
 				for _, d := range c.Delta.ToolCalls {
 					if d.ID != "" {
-						if d.Index != len(calls) || d.Function.Arguments != "" {
-							t.Fatalf("chunk %d starts call %d with arguments %q; have %d calls", i, d.Index, d.Function.Arguments, len(calls))
-						}
+						require.Equal(t, len(calls), d.Index, "chunk %d starts a call: index", i)
+						require.Empty(t, d.Function.Arguments, "chunk %d starts call %d with arguments", i, d.Index)
 						calls = append(calls, openaicompat.ToolCall{ID: d.ID, Type: d.Type, Function: openaicompat.FunctionCall{Name: d.Function.Name}})
 						continue
 					}
-					if d.Index != len(calls)-1 {
-						t.Fatalf("chunk %d: arguments for call %d of %d", i, d.Index, len(calls))
-					}
+					require.Equal(t, len(calls)-1, d.Index, "chunk %d: arguments for call %d of %d", i, d.Index, len(calls))
 					calls[d.Index].Function.Arguments += d.Function.Arguments
 				}
 			}
@@ -377,47 +324,36 @@ func TestChatStream(t *testing.T) {
 			if msg.Content != nil {
 				wantContent = msg.Content.Text
 			}
-			if content.String() != wantContent {
-				t.Errorf("streamed content %q, response %q", content.String(), wantContent)
-			}
-			if reasoning.String() != msg.Reasoning {
-				t.Errorf("streamed reasoning %q, response %q", reasoning.String(), msg.Reasoning)
-			}
-			if !reflect.DeepEqual(calls, msg.ToolCalls) {
-				t.Errorf("streamed calls %+v, response %+v", calls, msg.ToolCalls)
-			}
-			if finish != whole.Choices[0].FinishReason {
-				t.Errorf("streamed finish reason %q, response %q", finish, whole.Choices[0].FinishReason)
-			}
-			if !reflect.DeepEqual(usage, whole.Usage) {
-				t.Errorf("streamed usage %+v, response %+v", usage, whole.Usage)
-			}
+			assert.Equal(t, wantContent, content.String(), "streamed content, response's")
+			assert.Equal(t, msg.Reasoning, reasoning.String(), "streamed reasoning, response's")
+			assert.Equal(t, msg.ToolCalls, calls, "streamed calls, response's")
+			assert.Equal(t, whole.Choices[0].FinishReason, finish, "streamed finish reason, response's")
+			assert.Equal(t, whole.Usage, usage, "streamed usage, response's")
 
 			// What each case is about.
-			if tc.limit > 0 && (finish != openaicompat.FinishLength || whole.Usage.CompletionTokens != tc.limit) {
-				t.Errorf("finish %q, usage %+v; want length, %d tokens", finish, whole.Usage, tc.limit)
+			if tc.limit > 0 {
+				assert.Equal(t, openaicompat.FinishLength, finish, "finish")
+				assert.Equal(t, tc.limit, whole.Usage.CompletionTokens, "completion tokens")
 			}
 			switch tc.name {
 			case "limit not reached":
-				if finish != openaicompat.FinishStop || whole.Usage.CompletionTokens != 21 {
-					t.Errorf("finish %q, usage %+v", finish, whole.Usage)
-				}
+				assert.Equal(t, openaicompat.FinishStop, finish, "finish")
+				assert.Equal(t, 21, whole.Usage.CompletionTokens, "completion tokens")
 			case "truncated in call":
-				if len(calls) != 1 || calls[0].Function.Arguments != `{"city":"` {
-					t.Errorf("calls %+v", calls)
+				if assert.Len(t, calls, 1) {
+					assert.Equal(t, `{"city":"`, calls[0].Function.Arguments)
 				}
 			case "parallel calls":
-				if len(calls) != 2 || calls[1].Function.Arguments != `{"city":"Bergen"}` || msg.Reasoning != "Two cities.\n\nCall twice." {
-					t.Errorf("calls %+v, reasoning %q", calls, msg.Reasoning)
+				if assert.Len(t, calls, 2) {
+					assert.Equal(t, `{"city":"Bergen"}`, calls[1].Function.Arguments)
 				}
+				assert.Equal(t, "Two cities.\n\nCall twice.", msg.Reasoning)
 			case "preamble and call":
-				if wantContent != "Checking both cities." || len(calls) != 1 || finish != openaicompat.FinishToolCalls {
-					t.Errorf("content %q, calls %+v, finish %q", wantContent, calls, finish)
-				}
+				assert.Equal(t, "Checking both cities.", wantContent, "content")
+				assert.Len(t, calls, 1)
+				assert.Equal(t, openaicompat.FinishToolCalls, finish, "finish")
 			case "stand-in":
-				if wantContent != "You said: Weather in Oslo and Bergen?" {
-					t.Errorf("stand-in content %q", wantContent)
-				}
+				assert.Equal(t, "You said: Weather in Oslo and Bergen?", wantContent, "stand-in content")
 			}
 		})
 	}
@@ -439,7 +375,7 @@ type wireEvent struct {
 }
 
 func TestResponsesStream(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	for _, tc := range streamCases {
 		t.Run(tc.name, func(t *testing.T) {
 			ts := startServer(t, modelFor(enc, tc.line), nil)
@@ -456,28 +392,21 @@ func TestResponsesStream(t *testing.T) {
 			for i, e := range events {
 				var w wireEvent
 				unmarshal(t, []byte(e.Data), &w)
-				if w.Type != e.Event {
-					t.Fatalf("event %d named %q has type %q", i, e.Event, w.Type)
-				}
-				if w.SequenceNumber == nil || *w.SequenceNumber != i {
-					t.Fatalf("event %d (%s) has sequence_number %v", i, e.Event, w.SequenceNumber)
-				}
+				require.Equal(t, e.Event, w.Type, "event %d: type and name", i)
+				require.NotNil(t, w.SequenceNumber, "event %d (%s): sequence_number", i, e.Event)
+				require.Equal(t, i, *w.SequenceNumber, "event %d (%s): sequence_number", i, e.Event)
 				evs = append(evs, w)
 			}
-			if len(evs) < 3 || evs[0].Type != "response.created" || evs[1].Type != "response.in_progress" {
-				t.Fatalf("stream does not start with response.created, response.in_progress: %s", body)
-			}
+			require.GreaterOrEqual(t, len(evs), 3, "stream does not start with response.created, response.in_progress: %s", body)
+			require.Equal(t, "response.created", evs[0].Type, "stream does not start with response.created, response.in_progress: %s", body)
+			require.Equal(t, "response.in_progress", evs[1].Type, "stream does not start with response.created, response.in_progress: %s", body)
 			last := evs[len(evs)-1]
 			wantLast := "response.completed"
 			if whole.Status == "incomplete" {
 				wantLast = "response.incomplete"
 			}
-			if last.Type != wantLast {
-				t.Fatalf("last event %q, want %q", last.Type, wantLast)
-			}
-			if got, want := compact(t, string(last.Response)), compact(t, string(wholeBody)); got != want {
-				t.Errorf("streamed response:\n%s\nwhole response:\n%s", got, want)
-			}
+			require.Equal(t, wantLast, last.Type, "last event")
+			assert.Equal(t, compact(t, string(wholeBody)), compact(t, string(last.Response)), "streamed response, whole response")
 
 			// Each item: added, its part or arguments, done — in order, and
 			// the deltas make the item of the whole response.
@@ -488,7 +417,7 @@ func TestResponsesStream(t *testing.T) {
 			var items []*itemState
 			for i, e := range evs[2 : len(evs)-1] {
 				i += 2
-				bad := func() { t.Fatalf("event %d %s out of order (%+v)", i, e.Type, e) }
+				bad := func() { require.Fail(t, "event out of order", "event %d %s (%+v)", i, e.Type, e) }
 				if e.Type == "response.output_item.added" {
 					if e.OutputIndex != len(items) || e.Item == nil {
 						bad()
@@ -501,8 +430,8 @@ func TestResponsesStream(t *testing.T) {
 				}
 				it := items[e.OutputIndex]
 				wantItem := whole.Output[e.OutputIndex]
-				if e.Type != "response.output_item.done" && e.ItemID != wantItem.ID {
-					t.Fatalf("event %d: item_id %q, want %q", i, e.ItemID, wantItem.ID)
+				if e.Type != "response.output_item.done" {
+					require.Equal(t, wantItem.ID, e.ItemID, "event %d: item_id", i)
 				}
 				switch e.Type {
 				case "response.content_part.added":
@@ -536,9 +465,9 @@ func TestResponsesStream(t *testing.T) {
 					}
 					it.stage = "part done"
 				case "response.output_item.done":
-					if it.stage != "part done" || e.Item == nil || !reflect.DeepEqual(*e.Item, wantItem) {
-						t.Fatalf("event %d: item %+v, want %+v", i, e.Item, wantItem)
-					}
+					require.Equal(t, "part done", it.stage, "event %d: item done at stage", i)
+					require.NotNil(t, e.Item, "event %d: item", i)
+					require.Equal(t, wantItem, *e.Item, "event %d: item", i)
 					it.stage = "done"
 				default:
 					bad()
@@ -550,31 +479,26 @@ func TestResponsesStream(t *testing.T) {
 				default:
 					wantText = wantItem.Content.Parts[0].Text
 				}
-				if !strings.HasPrefix(wantText, it.text.String()) {
-					t.Fatalf("event %d: deltas %q are not a prefix of %q", i, it.text.String(), wantText)
-				}
+				require.True(t, strings.HasPrefix(wantText, it.text.String()), "event %d: deltas %q are not a prefix of %q", i, it.text.String(), wantText)
 			}
-			if len(items) != len(whole.Output) {
-				t.Fatalf("%d items streamed, response has %d", len(items), len(whole.Output))
-			}
+			require.Len(t, items, len(whole.Output), "items streamed, as in the response")
 			for i, it := range items {
-				if it.stage != "done" {
-					t.Errorf("item %d not done", i)
-				}
+				assert.Equal(t, "done", it.stage, "item %d not done", i)
 			}
 
 			if tc.limit > 0 {
-				if whole.Status != "incomplete" || whole.IncompleteDetails == nil || whole.IncompleteDetails.Reason != "max_output_tokens" ||
-					whole.Usage.OutputTokens != tc.limit {
-					t.Errorf("status %q, details %+v, usage %+v", whole.Status, whole.IncompleteDetails, whole.Usage)
+				assert.Equal(t, "incomplete", whole.Status, "status")
+				if assert.NotNil(t, whole.IncompleteDetails, "incomplete_details") {
+					assert.Equal(t, "max_output_tokens", whole.IncompleteDetails.Reason, "incomplete_details.reason")
 				}
-			} else if whole.Status != "completed" {
-				t.Errorf("status %q", whole.Status)
+				assert.Equal(t, tc.limit, whole.Usage.OutputTokens, "output tokens")
+			} else {
+				assert.Equal(t, "completed", whole.Status, "status")
 			}
 			switch tc.name {
 			case "parallel calls":
-				if len(whole.Output) != 4 || whole.Output[3].Arguments != `{"city":"Bergen"}` {
-					t.Errorf("output %+v", whole.Output)
+				if assert.Len(t, whole.Output, 4, "output") {
+					assert.Equal(t, `{"city":"Bergen"}`, whole.Output[3].Arguments, "output 3")
 				}
 			}
 		})
@@ -582,7 +506,7 @@ func TestResponsesStream(t *testing.T) {
 }
 
 func TestToolRoundTrip(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	// The tool call and the tool result as the prompt of the second
 	// request must show them. (harmony renders the recipient of a message
 	// in the history before its channel, as the reference does; the model
@@ -600,33 +524,21 @@ func TestToolRoundTrip(t *testing.T) {
 		user := `{"role": "user", "content": "Weather in Oslo?"}`
 		var first openaicompat.ChatCompletionResponse
 		unmarshal(t, postOK(t, ts.URL+chatPath, `{"tools": [`+weatherTool+`], "messages": [`+user+`]}`, "application/json"), &first)
-		if first.Choices[0].FinishReason != openaicompat.FinishToolCalls {
-			t.Fatalf("finish reason %q", first.Choices[0].FinishReason)
-		}
+		require.Equal(t, openaicompat.FinishToolCalls, first.Choices[0].FinishReason, "finish reason")
 		assistant, err := json.Marshal(first.Choices[0].Message) // sent back as it came
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		callID := first.Choices[0].Message.ToolCalls[0].ID
-		if callID != "call_2" {
-			t.Errorf("call id %q, want call_2", callID)
-		}
+		assert.Equal(t, "call_2", callID, "call id")
 		tool := fmt.Sprintf(`{"role": "tool", "tool_call_id": %q, "content": "{\"temp_c\": 21}"}`, callID)
 		var second openaicompat.ChatCompletionResponse
 		unmarshal(t, postOK(t, ts.URL+chatPath, `{"tools": [`+weatherTool+`], "messages": [`+user+`, `+string(assistant)+`, `+tool+`]}`, "application/json"), &second)
-		if c := second.Choices[0].Message.Content; c == nil || c.Text != "It is 21 °C in Oslo." {
-			t.Errorf("second answer %+v", c)
+		if c := second.Choices[0].Message.Content; assert.NotNil(t, c, "second answer") {
+			assert.Equal(t, "It is 21 °C in Oslo.", c.Text, "second answer")
 		}
 		logged := promptLines(t, enc, prompts.String())
-		if len(logged) != 2 {
-			t.Fatalf("%d prompts logged", len(logged))
-		}
-		if !strings.HasSuffix(logged[1].Text, wantTail) {
-			t.Errorf("second prompt:\n%s\nwant it to end with:\n%s", logged[1].Text, wantTail)
-		}
-		if second.Usage.PromptTokens != len(logged[1].Tokens) {
-			t.Errorf("prompt_tokens %d, prompt has %d tokens", second.Usage.PromptTokens, len(logged[1].Tokens))
-		}
+		require.Len(t, logged, 2, "prompts logged")
+		assert.True(t, strings.HasSuffix(logged[1].Text, wantTail), "second prompt:\n%s\nwant it to end with:\n%s", logged[1].Text, wantTail)
+		assert.Len(t, logged[1].Tokens, second.Usage.PromptTokens, "prompt tokens, as prompt_tokens says")
 	})
 
 	t.Run("responses", func(t *testing.T) {
@@ -636,39 +548,30 @@ func TestToolRoundTrip(t *testing.T) {
 		user := `{"type": "message", "role": "user", "content": "Weather in Oslo?"}`
 		var first openaicompat.Response
 		unmarshal(t, postOK(t, ts.URL+responsesPath, `{`+tools+`, "input": [`+user+`]}`, "application/json"), &first)
-		if len(first.Output) != 3 || first.Output[2].Type != "function_call" {
-			t.Fatalf("output %+v", first.Output)
-		}
+		require.Len(t, first.Output, 3, "output")
+		require.Equal(t, "function_call", first.Output[2].Type, "output 2")
 		input := []json.RawMessage{json.RawMessage(user)}
 		for _, it := range first.Output { // sent back as they came
 			b, err := json.Marshal(it)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			input = append(input, b)
 		}
 		input = append(input, json.RawMessage(fmt.Sprintf(`{"type": "function_call_output", "call_id": %q, "output": "{\"temp_c\": 21}"}`, first.Output[2].CallID)))
 		in, err := json.Marshal(input)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var second openaicompat.Response
 		unmarshal(t, postOK(t, ts.URL+responsesPath, `{`+tools+`, "input": `+string(in)+`}`, "application/json"), &second)
-		if n := len(second.Output); n != 2 || second.Output[1].Content.Parts[0].Text != "It is 21 °C in Oslo." {
-			t.Errorf("second output %+v", second.Output)
+		if assert.Len(t, second.Output, 2, "second output") {
+			assert.Equal(t, "It is 21 °C in Oslo.", second.Output[1].Content.Parts[0].Text, "second output")
 		}
 		logged := promptLines(t, enc, prompts.String())
-		if len(logged) != 2 {
-			t.Fatalf("%d prompts logged", len(logged))
-		}
-		if !strings.HasSuffix(logged[1].Text, wantTail) {
-			t.Errorf("second prompt:\n%s\nwant it to end with:\n%s", logged[1].Text, wantTail)
-		}
+		require.Len(t, logged, 2, "prompts logged")
+		assert.True(t, strings.HasSuffix(logged[1].Text, wantTail), "second prompt:\n%s\nwant it to end with:\n%s", logged[1].Text, wantTail)
 	})
 }
 
 func TestInvalidRequest(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	prompts := &syncBuffer{}
 	ts := startServer(t, replayOf(enc, answerLine, weatherLine), prompts)
 
@@ -683,10 +586,9 @@ func TestInvalidRequest(t *testing.T) {
 		"param": "messages[1].tool_call_id",
 		"code": "unknown_tool_call_id"
 	}}`) + "\n"
-	if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Content-Type") != "application/json" || string(body) != want {
-		t.Errorf("status %d, Content-Type %q, body:\n%s\nwant 400, application/json,\n%s",
-			resp.StatusCode, resp.Header.Get("Content-Type"), body, want)
-	}
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "status")
+	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"), "Content-Type")
+	assert.Equal(t, want, string(body), "body")
 
 	for _, tc := range []struct {
 		name, path, ct, body string
@@ -724,9 +626,7 @@ func TestInvalidRequest(t *testing.T) {
 				ct = "application/json; charset=utf-8"
 			}
 			resp, err := http.Post(ts.URL+tc.path, ct, strings.NewReader(tc.body))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer resp.Body.Close()
 			checkError(t, resp, tc.status, "invalid_request_error", tc.param, tc.code, tc.message)
 		})
@@ -735,42 +635,34 @@ func TestInvalidRequest(t *testing.T) {
 	// None of them took a replay line or logged a prompt.
 	var r openaicompat.ChatCompletionResponse
 	unmarshal(t, postOK(t, ts.URL+chatPath, `{"messages": [{"role": "user", "content": "Hi"}]}`, "application/json"), &r)
-	if c := r.Choices[0].Message.Content; c == nil || c.Text != "2 + 2 = 4." {
-		t.Errorf("first valid request got %+v, want the first replay line", c)
+	if c := r.Choices[0].Message.Content; assert.NotNil(t, c, "first valid request") {
+		assert.Equal(t, "2 + 2 = 4.", c.Text, "first valid request, want the first replay line")
 	}
-	if n := len(promptLines(t, enc, prompts.String())); n != 1 {
-		t.Errorf("%d prompts logged, want 1", n)
-	}
+	assert.Len(t, promptLines(t, enc, prompts.String()), 1, "prompts logged")
 }
 
-// checkError checks an OpenAI error response: its status, Content-Type,
-// shape (exactly error.message, type, param, code) and values.
 // postError posts body as JSON to url and checks that the answer is the
 // error checkError describes.
 func postError(t *testing.T, url, body string, status int, typ, param, code, message string) {
 	t.Helper()
 	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	checkError(t, resp, status, typ, param, code, message)
 }
 
+// checkError checks an OpenAI error response: its status, Content-Type,
+// shape (exactly error.message, type, param, code) and values.
 func checkError(t *testing.T, resp *http.Response, status int, typ, param, code, message string) {
 	t.Helper()
 	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != status || resp.Header.Get("Content-Type") != "application/json" {
-		t.Fatalf("status %d, Content-Type %q, want %d, application/json; body %s", resp.StatusCode, resp.Header.Get("Content-Type"), status, body)
-	}
+	require.NoError(t, err)
+	require.Equal(t, status, resp.StatusCode, "status; body %s", body)
+	require.Equal(t, "application/json", resp.Header.Get("Content-Type"), "Content-Type; body %s", body)
 	var shape map[string]map[string]json.RawMessage
 	unmarshal(t, body, &shape)
-	if len(shape) != 1 || len(shape["error"]) != 4 {
-		t.Fatalf("not an OpenAI error body: %s", body)
-	}
+	require.Len(t, shape, 1, "not an OpenAI error body: %s", body)
+	require.Len(t, shape["error"], 4, "not an OpenAI error body: %s", body)
 	var e openaicompat.ErrorResponse
 	unmarshal(t, body, &e)
 	str := func(p *string) string {
@@ -779,13 +671,14 @@ func checkError(t *testing.T, resp *http.Response, status int, typ, param, code,
 		}
 		return *p
 	}
-	if e.Error.Type != typ || str(e.Error.Param) != param || str(e.Error.Code) != code || !strings.Contains(e.Error.Message, message) {
-		t.Errorf("error %s, want type %q, param %q, code %q, message containing %q", body, typ, param, code, message)
-	}
+	assert.Equal(t, typ, e.Error.Type, "error type in %s", body)
+	assert.Equal(t, param, str(e.Error.Param), "error param in %s", body)
+	assert.Equal(t, code, str(e.Error.Code), "error code in %s", body)
+	assert.Contains(t, e.Error.Message, message, "error message in %s", body)
 }
 
 func TestMethodAndPath(t *testing.T) {
-	ts := startServer(t, standIn{loadEncoding(t)}, nil)
+	ts := startServer(t, standIn{testenc.Encoding(t)}, nil)
 	for _, tc := range []struct {
 		method, path string
 		status       int
@@ -801,17 +694,13 @@ func TestMethodAndPath(t *testing.T) {
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
 			req, err := http.NewRequest(tc.method, ts.URL+tc.path, strings.NewReader(`{"input": "Hi"}`))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			req.Header.Set("Content-Type", "application/json")
 			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			defer resp.Body.Close()
-			if tc.status == 405 && resp.Header.Get("Allow") != "POST" {
-				t.Errorf("Allow: %q", resp.Header.Get("Allow"))
+			if tc.status == 405 {
+				assert.Equal(t, "POST", resp.Header.Get("Allow"), "Allow")
 			}
 			checkError(t, resp, tc.status, "invalid_request_error", "", tc.code, tc.path)
 		})
@@ -821,21 +710,17 @@ func TestMethodAndPath(t *testing.T) {
 // TestRecoveredOutput: by default the server recovers malformed output as
 // a production server must: the user message the model wrote is dropped.
 func TestRecoveredOutput(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	ts := startServer(t, replayOf(enc, badLine), nil)
 	resp, body := post(t, ts.URL+chatPath, `{"messages": [{"role": "user", "content": "Hi"}]}`)
-	if resp.StatusCode != 200 {
-		t.Fatalf("status %d: %s", resp.StatusCode, body)
-	}
+	require.Equal(t, 200, resp.StatusCode, "status: %s", body)
 	const want = `{"id":"chatcmpl-1","object":"chat.completion","created":1751112000,"model":"gpt-oss-120b","choices":[{"index":0,"message":{"role":"assistant","content":"Hi","refusal":null},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":68,"completion_tokens":12,"total_tokens":80,"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}`
-	if got := strings.TrimSpace(string(body)); got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
-	}
+	assert.Equal(t, want, strings.TrimSpace(string(body)))
 }
 
 // TestModelOutputError: a strict server fails malformed output.
 func TestModelOutputError(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	ts := startServerWith(t, replayOf(enc, badLine), nil, options{Strict: true})
 	const chat = `{"messages": [{"role": "user", "content": "Hi"}]`
 
@@ -850,64 +735,57 @@ func TestModelOutputError(t *testing.T) {
 		last := events[len(events)-1]
 		var e openaicompat.ErrorResponse
 		unmarshal(t, []byte(last.Data), &e)
-		if e.Error.Type != "server_error" || !strings.Contains(e.Error.Message, "not written by the assistant") {
-			t.Errorf("last event %+v, want an error", last)
-		}
+		assert.Equal(t, "server_error", e.Error.Type, "last event %+v, want an error", last)
+		assert.Contains(t, e.Error.Message, "not written by the assistant", "last event %+v, want an error", last)
 		var content strings.Builder
 		for _, ev := range events[:len(events)-1] {
 			var ch openaicompat.ChatCompletionChunk
 			unmarshal(t, []byte(ev.Data), &ch)
 			content.WriteString(ch.Choices[0].Delta.Content)
 		}
-		if content.String() != "Hi" {
-			t.Errorf("content before the error %q, want Hi", content.String())
-		}
+		assert.Equal(t, "Hi", content.String(), "content before the error")
 	})
 	t.Run("responses stream", func(t *testing.T) {
 		events := readSSE(t, postOK(t, ts.URL+responsesPath, `{"input": "Hi", "stream": true}`, "text/event-stream"))
 		for i, ev := range events {
 			var w wireEvent
 			unmarshal(t, []byte(ev.Data), &w)
-			if w.SequenceNumber == nil || *w.SequenceNumber != i || w.Type != ev.Event {
-				t.Fatalf("event %d: %+v", i, ev)
-			}
-			if ev.Event == "response.completed" {
-				t.Fatalf("completed despite the error")
-			}
+			require.NotNil(t, w.SequenceNumber, "event %d: %+v", i, ev)
+			require.Equal(t, i, *w.SequenceNumber, "event %d: %+v", i, ev)
+			require.Equal(t, ev.Event, w.Type, "event %d: %+v", i, ev)
+			require.NotEqual(t, "response.completed", ev.Event, "completed despite the error")
 		}
-		if len(events) < 2 {
-			t.Fatalf("%d events", len(events))
-		}
+		require.GreaterOrEqual(t, len(events), 2, "events")
 		errEv := events[len(events)-2]
 		var e map[string]any
 		unmarshal(t, []byte(errEv.Data), &e)
-		if errEv.Event != "error" || e["type"] != "error" || e["code"] != nil || e["param"] != nil ||
-			!strings.Contains(fmt.Sprint(e["message"]), "not written by the assistant") || len(e) != 5 {
-			t.Errorf("next to last event %+v, want an error event", errEv)
-		}
+		assert.Equal(t, "error", errEv.Event, "next to last event %+v, want an error event", errEv)
+		assert.Equal(t, "error", e["type"], "next to last event %+v, want an error event", errEv)
+		assert.Nil(t, e["code"], "next to last event %+v, want an error event", errEv)
+		assert.Nil(t, e["param"], "next to last event %+v, want an error event", errEv)
+		assert.Contains(t, fmt.Sprint(e["message"]), "not written by the assistant", "next to last event %+v, want an error event", errEv)
+		assert.Len(t, e, 5, "next to last event %+v, want an error event", errEv)
 		last := events[len(events)-1]
 		var f struct {
 			Response openaicompat.Response `json:"response"`
 		}
 		unmarshal(t, []byte(last.Data), &f)
-		if last.Event != "response.failed" || f.Response.Status != "failed" || f.Response.Error == nil ||
-			f.Response.Error.Code != "server_error" || !strings.Contains(f.Response.Error.Message, "not written by the assistant") {
-			t.Errorf("last event %+v, want response.failed", last)
+		assert.Equal(t, "response.failed", last.Event, "last event %+v, want response.failed", last)
+		assert.Equal(t, "failed", f.Response.Status, "last event %+v, want response.failed", last)
+		if assert.NotNil(t, f.Response.Error, "last event %+v, want response.failed", last) {
+			assert.Equal(t, "server_error", f.Response.Error.Code, "last event %+v, want response.failed", last)
+			assert.Contains(t, f.Response.Error.Message, "not written by the assistant", "last event %+v, want response.failed", last)
 		}
 	})
 }
 
 func TestPromptsFile(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	path := filepath.Join(t.TempDir(), "prompts.jsonl")
 	earlier := fmt.Sprintf(`{"text":"earlier","tokens":%s}`+"\n", strings.ReplaceAll(fmt.Sprint(enc.EncodeOrdinary("earlier")), " ", ","))
-	if err := os.WriteFile(path, []byte(earlier), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(path, []byte(earlier), 0o644))
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644) // as -prompts opens it
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer f.Close()
 	ts := startServer(t, standIn{enc}, f)
 
@@ -922,22 +800,18 @@ func TestPromptsFile(t *testing.T) {
 	usage = append(usage, r.Usage.InputTokens)
 
 	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	logged := promptLines(t, enc, string(data))
-	if len(logged) != 4 || logged[0].Text != "earlier" {
-		t.Fatalf("prompt log:\n%s", data)
-	}
+	require.Len(t, logged, 4, "prompt log:\n%s", data)
+	require.Equal(t, "earlier", logged[0].Text, "prompt log:\n%s", data)
 	for i, want := range []string{
 		"<|start|>user<|message|>first <|start|>question<|end|><|start|>assistant",
 		"<|start|>user<|message|>second<|end|><|start|>assistant",
 		"<|start|>developer<|message|># Instructions\n\nBe terse.<|end|><|start|>user<|message|>third<|end|><|start|>assistant",
 	} {
 		p := logged[i+1]
-		if !strings.HasSuffix(p.Text, want) || len(p.Tokens) != usage[i] {
-			t.Errorf("prompt %d (%d tokens, usage %d):\n%s\nwant it to end with\n%s", i, len(p.Tokens), usage[i], p.Text, want)
-		}
+		assert.True(t, strings.HasSuffix(p.Text, want), "prompt %d:\n%s\nwant it to end with\n%s", i, p.Text, want)
+		assert.Len(t, p.Tokens, usage[i], "prompt %d: tokens, as usage says", i)
 	}
 	// The user's "<|start|>" is ordinary text, not the special token.
 	start, _ := harmony.SpecialToken("<|start|>")
@@ -947,17 +821,13 @@ func TestPromptsFile(t *testing.T) {
 			n++
 		}
 	}
-	if n != 3 { // system, user, assistant
-		t.Errorf("first prompt has %d <|start|> tokens, want 3", n)
-	}
+	assert.Equal(t, 3, n, "first prompt's <|start|> tokens: system, user, assistant")
 	// The log is literal: no \u003c escapes.
-	if !strings.Contains(string(data), `"text":"<|start|>system<|message|>`) {
-		t.Errorf("prompt log is escaped:\n%s", data)
-	}
+	assert.Contains(t, string(data), `"text":"<|start|>system<|message|>`, "prompt log is escaped")
 }
 
 func TestReplayCycles(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	lines := []string{
 		`<|channel|>final<|message|>A<|return|>`,
 		`<|channel|>final<|message|>B<|return|>`,
@@ -979,9 +849,7 @@ func TestReplayCycles(t *testing.T) {
 				got = append(got, r.Output[0].Content.Parts[0].Text)
 			}
 		}
-		if want := "A B C A B C A"; strings.Join(got, " ") != want {
-			t.Errorf("got %q, want %q", strings.Join(got, " "), want)
-		}
+		assert.Equal(t, "A B C A B C A", strings.Join(got, " "))
 	})
 
 	t.Run("concurrent", func(t *testing.T) {
@@ -1000,14 +868,12 @@ func TestReplayCycles(t *testing.T) {
 					body += `, "stream": true`
 				}
 				resp, err := http.Post(ts.URL+chatPath, "application/json", strings.NewReader(body+`}`))
-				if err != nil {
-					t.Error(err)
+				if !assert.NoError(t, err) {
 					return
 				}
 				defer resp.Body.Close()
 				b, err := io.ReadAll(resp.Body)
-				if err != nil || resp.StatusCode != 200 {
-					t.Errorf("status %d, %v", resp.StatusCode, err)
+				if !assert.NoError(t, err) || !assert.Equal(t, 200, resp.StatusCode, "status") {
 					return
 				}
 				var answer string
@@ -1022,8 +888,7 @@ func TestReplayCycles(t *testing.T) {
 					}
 				} else {
 					var r openaicompat.ChatCompletionResponse
-					if err := json.Unmarshal(b, &r); err != nil {
-						t.Error(err)
+					if !assert.NoError(t, json.Unmarshal(b, &r)) {
 						return
 					}
 					answer = r.Choices[0].Message.Content.Text
@@ -1035,26 +900,20 @@ func TestReplayCycles(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		if want := map[string]int{"A": 10, "B": 10, "C": 10}; !reflect.DeepEqual(count, want) {
-			t.Errorf("answers %v, want %v", count, want)
-		}
+		assert.Equal(t, map[string]int{"A": 10, "B": 10, "C": 10}, count, "answers")
 		// Line k of the prompt log got replay line k mod 3.
 		logged := promptLines(t, enc, prompts.String())
-		if len(logged) != n {
-			t.Fatalf("%d prompts logged, want %d", len(logged), n)
-		}
+		require.Len(t, logged, n, "prompts logged")
 		for k, p := range logged {
 			_, rest, _ := strings.Cut(p.Text, "<|start|>user<|message|>")
 			q, _, _ := strings.Cut(rest, "<|end|>")
-			if got, want := byPrompt[q], []string{"A", "B", "C"}[k%3]; got != want {
-				t.Errorf("prompt log line %d (%q) got %q, want %q", k, q, got, want)
-			}
+			assert.Equal(t, []string{"A", "B", "C"}[k%3], byPrompt[q], "prompt log line %d (%q)", k, q)
 		}
 	})
 }
 
 func TestStandIn(t *testing.T) {
-	ts := startServer(t, standIn{loadEncoding(t)}, nil)
+	ts := startServer(t, standIn{testenc.Encoding(t)}, nil)
 	var r openaicompat.ChatCompletionResponse
 	unmarshal(t, postOK(t, ts.URL+chatPath, `{"messages": [
 		{"role": "user", "content": "Hello"},
@@ -1062,29 +921,22 @@ func TestStandIn(t *testing.T) {
 		{"role": "user", "content": "one two  three\nfour five six seven eight nine ten <|return|>"}
 	]}`, "application/json"), &r)
 	m := r.Choices[0].Message
-	if want := "You said: one two three four five six seven eight…"; m.Content == nil || m.Content.Text != want {
-		t.Errorf("content %+v, want %q", m.Content, want)
+	if assert.NotNil(t, m.Content, "content") {
+		assert.Equal(t, "You said: one two three four five six seven eight…", m.Content.Text, "content")
 	}
-	if !strings.HasPrefix(m.Reasoning, `The user wrote: "one two three`) || r.Choices[0].FinishReason != "stop" {
-		t.Errorf("reasoning %q, finish %q", m.Reasoning, r.Choices[0].FinishReason)
-	}
+	assert.True(t, strings.HasPrefix(m.Reasoning, `The user wrote: "one two three`), "reasoning %q", m.Reasoning)
+	assert.Equal(t, openaicompat.FinishReason("stop"), r.Choices[0].FinishReason, "finish")
 	// Special-token text from the user stays text in the stand-in's answer.
 	unmarshal(t, postOK(t, ts.URL+chatPath, `{"messages": [{"role": "user", "content": "<|return|> <|call|>"}]}`, "application/json"), &r)
-	if want := "You said: <|return|> <|call|>"; r.Choices[0].Message.Content.Text != want {
-		t.Errorf("content %q, want %q", r.Choices[0].Message.Content.Text, want)
-	}
+	assert.Equal(t, "You said: <|return|> <|call|>", r.Choices[0].Message.Content.Text, "content")
 }
 
 func TestReadReplay(t *testing.T) {
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	r, err := readReplay(enc, strings.NewReader("[200005, 17196]\n\n  [12] \r\n[]\n[1,2]"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := [][]harmony.Token{{200005, 17196}, {12}, {}, {1, 2}}
-	if !reflect.DeepEqual(r.lines, want) {
-		t.Errorf("lines %v, want %v", r.lines, want)
-	}
+	assert.Equal(t, want, r.lines, "lines")
 	for _, tc := range []struct{ in, err string }{
 		{"", "no completions"},
 		{"\n \n", "no completions"},
@@ -1094,9 +946,8 @@ func TestReadReplay(t *testing.T) {
 		{"[1]\n[1, 4000000]\n", "line 2"},
 		{"[1] [2]\n", "line 1"},
 	} {
-		if _, err := readReplay(enc, strings.NewReader(tc.in)); err == nil || !strings.Contains(err.Error(), tc.err) {
-			t.Errorf("readReplay(%q): %v, want an error with %q", tc.in, err, tc.err)
-		}
+		_, err := readReplay(enc, strings.NewReader(tc.in))
+		assert.ErrorContains(t, err, tc.err, "readReplay(%q)", tc.in)
 	}
 }
 
@@ -1110,44 +961,32 @@ func TestBinary(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command:", err)
 	}
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "chatserver")
-	if out, err := exec.Command(gotool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	out, err := exec.Command(gotool, "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build:\n%s", out)
 	replayFile := filepath.Join(dir, "replay.jsonl")
 	ids, err := json.Marshal(enc.EncodeWithSpecialTokens(answerLine))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(replayFile, append(ids, '\n'), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(replayFile, append(ids, '\n'), 0o644))
 	promptsFile := filepath.Join(dir, "prompts.jsonl")
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "-addr", "127.0.0.1:0", "-replay", replayFile, "-prompts", promptsFile, "-model", "local-oss")
 	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
 	defer cmd.Process.Kill()
 	sc := bufio.NewScanner(stderr)
-	if !sc.Scan() {
-		t.Fatalf("no output from the server: %v", sc.Err())
-	}
+	require.True(t, sc.Scan(), "no output from the server: %v", sc.Err())
 	addr, ok := strings.CutPrefix(sc.Text(), "chatserver: listening on http://")
-	if !ok || !strings.HasPrefix(addr, "127.0.0.1:") || strings.HasSuffix(addr, ":0") {
-		t.Fatalf("first line %q", sc.Text())
-	}
-	if !sc.Scan() || sc.Text() != "chatserver: model: replay of "+replayFile+" (1 line, repeated)" {
-		t.Fatalf("second line %q, want the model", sc.Text())
-	}
+	require.True(t, ok, "first line %q", sc.Text())
+	require.True(t, strings.HasPrefix(addr, "127.0.0.1:"), "first line %q", sc.Text())
+	require.False(t, strings.HasSuffix(addr, ":0"), "first line %q", sc.Text())
+	require.True(t, sc.Scan(), "no second line, want the model")
+	require.Equal(t, "chatserver: model: replay of "+replayFile+" (1 line, repeated)", sc.Text(), "second line, want the model")
 	rest := make(chan string)
 	go func() {
 		var b strings.Builder
@@ -1159,32 +998,26 @@ func TestBinary(t *testing.T) {
 
 	var r openaicompat.ChatCompletionResponse
 	unmarshal(t, postOK(t, "http://"+addr+chatPath, `{"messages": [{"role": "user", "content": "What is 2 + 2?"}]}`, "application/json"), &r)
-	if c := r.Choices[0].Message.Content; c == nil || c.Text != "2 + 2 = 4." || r.Model != "local-oss" {
-		t.Errorf("response %+v", r)
+	if c := r.Choices[0].Message.Content; assert.NotNil(t, c, "response %+v", r) {
+		assert.Equal(t, "2 + 2 = 4.", c.Text, "response %+v", r)
 	}
+	assert.Equal(t, "local-oss", r.Model, "response %+v", r)
 
 	// SIGINT stops it cleanly.
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
 	// The rest is the request's line in the access log.
-	out := <-rest
-	if lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); len(lines) != 1 ||
-		!strings.Contains(lines[0], fmt.Sprintf(" level=INFO msg=request method=POST path=/v1/chat/completions status=200 prompt_tokens=%d completion_tokens=%d duration=",
-			r.Usage.PromptTokens, r.Usage.CompletionTokens)) {
-		t.Errorf("more output on stderr than one access log line: %q", out)
+	logLines := <-rest
+	if lines := strings.Split(strings.TrimSuffix(logLines, "\n"), "\n"); assert.Len(t, lines, 1, "more output on stderr than one access log line: %q", logLines) {
+		assert.Contains(t, lines[0], fmt.Sprintf(" level=INFO msg=request method=POST path=/v1/chat/completions status=200 prompt_tokens=%d completion_tokens=%d duration=",
+			r.Usage.PromptTokens, r.Usage.CompletionTokens), "access log line")
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Errorf("exit: %v", err)
-	}
+	assert.NoError(t, cmd.Wait(), "exit")
 
 	data, err := os.ReadFile(promptsFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	logged := promptLines(t, enc, string(data))
-	if len(logged) != 1 || !strings.HasSuffix(logged[0].Text, "<|start|>user<|message|>What is 2 + 2?<|end|><|start|>assistant") ||
-		len(logged[0].Tokens) != r.Usage.PromptTokens {
-		t.Errorf("prompt log:\n%s", data)
+	if assert.Len(t, logged, 1, "prompt log:\n%s", data) {
+		assert.True(t, strings.HasSuffix(logged[0].Text, "<|start|>user<|message|>What is 2 + 2?<|end|><|start|>assistant"), "prompt log:\n%s", data)
+		assert.Len(t, logged[0].Tokens, r.Usage.PromptTokens, "prompt log: tokens, as prompt_tokens says")
 	}
 }

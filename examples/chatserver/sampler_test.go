@@ -13,8 +13,11 @@ import (
 	"github.com/go-harmony/harmony/constrain"
 	"github.com/go-harmony/harmony/internal/testsupport/maskbench"
 	"github.com/go-harmony/harmony/internal/testsupport/sample"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 	"github.com/go-harmony/harmony/jsonschema"
 	"github.com/go-harmony/harmony/openaicompat"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // builtinSchemas are tool parameters and response formats of the kinds
@@ -68,10 +71,7 @@ func propertySchemas(t *testing.T, enc *harmony.Encoding, n int) []string {
 // schemas, after 512 tokens (the completions that end at all end well
 // before: only the unfinished ones are cut shorter).
 func TestSampledCompletions(t *testing.T) {
-	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := testenc.Encoding(t)
 	seeds, fromMaskBench, hard := 6, 8, 2048
 	if sample.Sampled() {
 		seeds, fromMaskBench, hard = 1, 2, 512
@@ -95,21 +95,13 @@ func TestSampledCompletions(t *testing.T) {
 			}
 			body += "}"
 			var req openaicompat.ChatCompletionRequest
-			if err := openaicompat.DecodeRequest([]byte(body), &req); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, openaicompat.DecodeRequest([]byte(body), &req))
 			conv, err := req.Conversation(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			prompt, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			env, err := req.Matcher(enc, nil)
-			if err != nil {
-				t.Fatalf("schema %d, tool_choice %s: %v", i, choice, err)
-			}
+			require.NoError(t, err, "schema %d, tool_choice %s", i, choice)
 			for seed := range uint64(seeds) {
 				env.Reset()
 				ids, err := s.sample(env, rand.New(rand.NewPCG(seed, uint64(i))), prompt)
@@ -119,7 +111,7 @@ func TestSampledCompletions(t *testing.T) {
 				}
 				if err != nil {
 					text, _ := enc.Decode(ids[max(0, len(ids)-300):])
-					t.Errorf("schema %d, tool_choice %s, seed %d: %v; ends %q", i, choice, seed, err, text)
+					assert.NoError(t, err, "schema %d, tool_choice %s, seed %d; ends %q", i, choice, seed, text)
 					continue
 				}
 				completions++
@@ -130,33 +122,26 @@ func TestSampledCompletions(t *testing.T) {
 		}
 	}
 	t.Logf("%d schemas, %d completions checked, %d tokens, %d unfinished after %d tokens", len(schemas), completions, tokens, unfinished, s.hard)
-	if unfinished > completions/3 {
-		t.Errorf("%d completions unfinished, %d finished", unfinished, completions)
-	}
+	assert.LessOrEqual(t, unfinished, completions/3, "completions unfinished, of %d finished", completions)
 }
 
 // checkSampled checks one sampled completion against its request.
 func checkSampled(t *testing.T, enc *harmony.Encoding, v *jsonschema.Validator, where string, ids []harmony.Token, req *openaicompat.ChatCompletionRequest, choice string) {
 	t.Helper()
 	msgs, err := enc.ParseCompletion(ids, harmony.RoleAssistant, nil)
-	if err != nil {
-		t.Fatalf("%s: strict parse: %v", where, err)
-	}
+	require.NoError(t, err, "%s: strict parse", where)
 	last := msgs[len(msgs)-1]
 	for _, m := range msgs[:len(msgs)-1] {
-		if m.Recipient != "" || (m.Channel != "analysis" && m.Channel != "commentary") {
-			t.Fatalf("%s: a message before the last is %+v", where, m)
-		}
-		if m.Channel == "commentary" && choice == `"none"` {
-			t.Fatalf("%s: a preamble with tool_choice none", where)
+		require.Empty(t, m.Recipient, "%s: a message before the last is %+v", where, m)
+		require.Contains(t, []string{"analysis", "commentary"}, m.Channel, "%s: a message before the last is %+v", where, m)
+		if choice == `"none"` {
+			require.NotEqual(t, "commentary", m.Channel, "%s: a preamble with tool_choice none", where)
 		}
 	}
 	if name, ok := strings.CutPrefix(last.Recipient, "functions."); ok {
-		switch {
-		case choice == `"none"`:
-			t.Fatalf("%s: a call with tool_choice none", where)
-		case strings.Contains(choice, "tool_a") && name != "tool_a":
-			t.Fatalf("%s: a call to %s, tool_choice names tool_a", where, name)
+		require.NotEqual(t, `"none"`, choice, "%s: a call with tool_choice none", where)
+		if strings.Contains(choice, "tool_a") {
+			require.Equal(t, "tool_a", name, "%s: a call, tool_choice names tool_a", where)
 		}
 		var params json.RawMessage
 		for _, tl := range req.Tools {
@@ -164,27 +149,20 @@ func checkSampled(t *testing.T, enc *harmony.Encoding, v *jsonschema.Validator, 
 				params = tl.Function.Parameters
 			}
 		}
-		if name != "ping" && params == nil {
-			t.Fatalf("%s: a call to undeclared %q", where, name)
+		if name != "ping" {
+			require.NotNil(t, params, "%s: a call to undeclared %q", where, name)
 		}
-		if last.Channel != "commentary" || last.ContentType != "<|constrain|>json" || ids[len(ids)-1] != harmony.TokenCall {
-			t.Fatalf("%s: call message %+v", where, last)
-		}
-		if err := v.ValidateToolArguments(harmony.NewToolDescription(name, "", params), last.Text()); err != nil {
-			t.Fatalf("%s: arguments %s: %v", where, last.Text(), err)
-		}
+		require.Equal(t, "commentary", last.Channel, "%s: call message %+v", where, last)
+		require.Equal(t, "<|constrain|>json", last.ContentType, "%s: call message %+v", where, last)
+		require.Equal(t, harmony.TokenCall, ids[len(ids)-1], "%s: call message %+v", where, last)
+		require.NoError(t, v.ValidateToolArguments(harmony.NewToolDescription(name, "", params), last.Text()), "%s: arguments %s", where, last.Text())
 		return
 	}
-	if last.Channel != "final" || ids[len(ids)-1] != harmony.TokenReturn {
-		t.Fatalf("%s: last message %+v", where, last)
-	}
-	if choice == `"required"` || strings.Contains(choice, "tool_a") {
-		t.Fatalf("%s: a final answer with tool_choice %s", where, choice)
-	}
+	require.Equal(t, "final", last.Channel, "%s: last message %+v", where, last)
+	require.Equal(t, harmony.TokenReturn, ids[len(ids)-1], "%s: last message %+v", where, last)
+	require.False(t, choice == `"required"` || strings.Contains(choice, "tool_a"), "%s: a final answer with tool_choice %s", where, choice)
 	if f := req.ResponseFormat; f != nil {
 		rf := harmony.ResponseFormat{Name: f.JSONSchema.Name, Schema: f.JSONSchema.Schema}
-		if err := v.ValidateResponse(rf, last.Text()); err != nil {
-			t.Fatalf("%s: answer %s: %v", where, last.Text(), err)
-		}
+		require.NoError(t, v.ValidateResponse(rf, last.Text()), "%s: answer %s", where, last.Text())
 	}
 }

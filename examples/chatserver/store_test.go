@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 	"github.com/go-harmony/harmony/openaicompat"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestResponsesToolLoopStateless runs a Responses tool loop the ways
@@ -22,7 +25,7 @@ func TestResponsesToolLoopStateless(t *testing.T) {
 	for _, mode := range []string{"reference", "sealed", "plain", "previous"} {
 		t.Run(mode, func(t *testing.T) {
 			prompts := &syncBuffer{}
-			enc := loadEncoding(t)
+			enc := testenc.Encoding(t)
 			srv := startServer(t, replayOf(enc, toolLine, weatherLine), prompts)
 			extra := ""
 			if mode == "sealed" || mode == "plain" {
@@ -30,24 +33,18 @@ func TestResponsesToolLoopStateless(t *testing.T) {
 			}
 			first := `{"model":"m","tools":[` + responsesWeatherTool + `],"input":[{"role":"user","content":"Weather in Oslo?"}]` + extra + `}`
 			var resp openaicompat.Response
-			if err := json.Unmarshal(postOK(t, srv.URL+responsesPath, first, "application/json"), &resp); err != nil {
-				t.Fatal(err)
-			}
-			if len(resp.Output) < 2 || resp.Output[0].Type != "reasoning" {
-				t.Fatalf("output %+v", resp.Output)
-			}
+			require.NoError(t, json.Unmarshal(postOK(t, srv.URL+responsesPath, first, "application/json"), &resp))
+			require.GreaterOrEqual(t, len(resp.Output), 2, "output %+v", resp.Output)
+			require.Equal(t, "reasoning", resp.Output[0].Type, "output %+v", resp.Output)
 			rs, call := resp.Output[0], resp.Output[len(resp.Output)-1]
-			if (rs.EncryptedContent != "") != (extra != "") {
-				t.Fatalf("%s: encrypted_content %q", mode, rs.EncryptedContent)
-			}
+			require.Equal(t, extra != "", rs.EncryptedContent != "", "%s: encrypted_content %q", mode, rs.EncryptedContent)
 			if mode == "previous" {
 				second := `{"model":"m","tools":[` + responsesWeatherTool + `],"previous_response_id":"` + resp.ID +
 					`","input":[{"type":"function_call_output","call_id":"` + call.CallID + `","output":"{\"temp_c\": 21}"}]}`
 				postOK(t, srv.URL+responsesPath, second, "application/json")
-				if lines := strings.Split(strings.TrimSpace(prompts.String()), "\n"); len(lines) != 2 ||
-					!strings.Contains(lines[1], `<|start|>assistant<|channel|>analysis<|message|>Need the weather.<|end|>`) ||
-					!strings.Contains(lines[1], `<|message|>{\"temp_c\": 21}<|end|>`) {
-					t.Errorf("previous_response_id: prompts\n%s", prompts.String())
+				if lines := strings.Split(strings.TrimSpace(prompts.String()), "\n"); assert.Len(t, lines, 2, "previous_response_id: prompts\n%s", prompts.String()) {
+					assert.Contains(t, lines[1], `<|start|>assistant<|channel|>analysis<|message|>Need the weather.<|end|>`, "previous_response_id: the second prompt")
+					assert.Contains(t, lines[1], `<|message|>{\"temp_c\": 21}<|end|>`, "previous_response_id: the second prompt")
 				}
 				return
 			}
@@ -69,21 +66,16 @@ func TestResponsesToolLoopStateless(t *testing.T) {
 			second := `{"model":"m","tools":[` + responsesWeatherTool + `],"input":` + string(input) + extra + `}`
 			postOK(t, srv.URL+responsesPath, second, "application/json")
 			lines := strings.Split(strings.TrimSpace(prompts.String()), "\n")
-			if len(lines) != 2 {
-				t.Fatalf("%d prompts", len(lines))
-			}
-			if !strings.Contains(lines[1], `<|start|>assistant<|channel|>analysis<|message|>Need the weather.<|end|>`) {
-				t.Errorf("%s: the second prompt lacks the reasoning:\n%s", mode, lines[1])
-			}
+			require.Len(t, lines, 2, "prompts")
+			assert.Contains(t, lines[1], `<|start|>assistant<|channel|>analysis<|message|>Need the weather.<|end|>`, "%s: the second prompt lacks the reasoning", mode)
 		})
 	}
 	// A reference to an item the server did not keep (store:false).
-	srv := startServer(t, replayOf(loadEncoding(t), toolLine), nil)
+	srv := startServer(t, replayOf(testenc.Encoding(t), toolLine), nil)
 	body := `{"model":"m","input":[{"role":"user","content":"hi"},{"type":"item_reference","id":"rs_nope"}]}`
 	resp, got := post(t, srv.URL+responsesPath, body)
-	if resp.StatusCode != 400 || !strings.Contains(string(got), `"code":"invalid_item_reference"`) {
-		t.Errorf("unknown reference: %d %s", resp.StatusCode, got)
-	}
+	assert.Equal(t, 400, resp.StatusCode, "unknown reference: %s", got)
+	assert.Contains(t, string(got), `"code":"invalid_item_reference"`, "unknown reference")
 }
 
 const responsesWeatherTool = `{"type": "function", "name": "get_weather", "description": "Current weather.",
@@ -99,11 +91,9 @@ func TestReasoningFlags(t *testing.T) {
 		{"-store-bytes", "-1"},
 	} {
 		var stderr strings.Builder
-		if err := run(t.Context(), args, &stderr); err == nil {
-			t.Errorf("%q: no error", args)
-		}
+		assert.Error(t, run(t.Context(), args, &stderr), "%q", args)
 	}
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	for _, tc := range []struct {
 		field      openaicompat.ReasoningField
 		want, lack string
@@ -114,9 +104,8 @@ func TestReasoningFlags(t *testing.T) {
 	} {
 		srv := startServerWith(t, replayOf(enc, answerLine), nil, options{ReasoningField: tc.field})
 		got := string(postOK(t, srv.URL+chatPath, `{"messages":[{"role":"user","content":"2 + 2?"}]}`, "application/json"))
-		if !strings.Contains(got, tc.want) || strings.Contains(got, tc.lack) {
-			t.Errorf("%s: %s", tc.field, got)
-		}
+		assert.Contains(t, got, tc.want, tc.field)
+		assert.NotContains(t, got, tc.lack, tc.field)
 	}
 }
 
@@ -130,7 +119,7 @@ func TestReasoningFlags(t *testing.T) {
 // still continues with previous_response_id.
 func TestStoreHoldsWhatItCounts(t *testing.T) {
 	const budget = 4 << 20
-	enc := loadEncoding(t)
+	enc := testenc.Encoding(t)
 	prompts := &syncBuffer{}
 	h := newServer(enc, standIn{enc}, prompts, options{StoreBytes: budget, Now: func() time.Time { return testTime }})
 	srv := httptest.NewServer(h)
@@ -171,21 +160,21 @@ func TestStoreHoldsWhatItCounts(t *testing.T) {
 		unmarshal(t, postOK(t, srv.URL+responsesPath, body(i), "application/json"), &last)
 	}
 	after := heap()
-	if n := h.items.c.Bytes(); n > budget {
-		t.Errorf("the store counts %d bytes, over its budget of %d", n, budget)
-	}
+	assert.LessOrEqual(t, h.items.c.Bytes(), int64(budget), "the store's bytes, over its budget")
 	// The allowance: the harmony encoding's and the server's caches of
 	// these small prompts, connections' buffers.
 	const allowance = 4 << 20
-	if after > before && after-before > budget+allowance {
-		t.Errorf("the heap grew by %d bytes over %d requests: more than the store's %d and %d besides", after-before, n, budget, allowance)
+	if after > before {
+		assert.LessOrEqual(t, after-before, uint64(budget+allowance), "the heap grew over %d requests: more than the store's %d and %d besides", n, budget, allowance)
 	}
 	t.Logf("heap %d → %d bytes; the store counts %d in %d entries", before, after, h.items.c.Bytes(), h.items.c.Len())
 
 	// What was kept is the items' own fields: the conversation goes on.
 	postOK(t, srv.URL+responsesPath, `{"model":"m","previous_response_id":"`+last.ID+`","input":"and again"}`, "application/json")
 	lines := strings.Split(strings.TrimSpace(prompts.String()), "\n")
-	if got := lines[len(lines)-1]; !strings.Contains(got, "hello there") || !strings.Contains(got, "and again") || strings.Contains(got, "xxx") {
-		t.Errorf("the continued prompt: %.300s", got)
-	}
+	// Not assert.Contains: a failure would print megabytes.
+	got := lines[len(lines)-1]
+	assert.True(t, strings.Contains(got, "hello there"), "the continued prompt: %.300s", got)
+	assert.True(t, strings.Contains(got, "and again"), "the continued prompt: %.300s", got)
+	assert.False(t, strings.Contains(got, "xxx"), "the continued prompt: %.300s", got)
 }
