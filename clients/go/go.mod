@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/go-harmony/harmony v0.0.0
 	github.com/openai/openai-go/v3 v3.98.0
+	github.com/stretchr/testify v1.12.1
 )
 
 require (
@@ -13,6 +14,7 @@ require (
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.1 // indirect
 	github.com/tidwall/sjson v1.2.5 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
 
 replace github.com/go-harmony/harmony => ../..

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -21,11 +20,17 @@ import (
 	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // describe says what an error of the SDK carries: for an *openai.Error, the
-// status and the body the server sent.
+// status and the body the server sent; "" for no error (it is the message
+// of require.NoError, written before the error is looked at).
 func describe(err error) string {
+	if err == nil {
+		return ""
+	}
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) {
 		return fmt.Sprintf("%d %s: %s", apiErr.StatusCode, apiErr.Request.URL.Path, apiErr.RawJSON())
@@ -50,9 +55,7 @@ func extraString(t *testing.T, fields map[string]respjson.Field, name string) st
 		return ""
 	}
 	var s string
-	if err := json.Unmarshal([]byte(f.Raw()), &s); err != nil {
-		t.Errorf("%s: not a JSON string: %s", name, f.Raw())
-	}
+	assert.NoError(t, json.Unmarshal([]byte(f.Raw()), &s), "%s: not a JSON string: %s", name, f.Raw())
 	return s
 }
 
@@ -62,9 +65,7 @@ func checkChatUsage(t *testing.T, u openai.CompletionUsage, want usage, what str
 	eq(t, u.CompletionTokens, want.Completion, what+": usage.completion_tokens")
 	eq(t, u.TotalTokens, want.Prompt+want.Completion, what+": usage.total_tokens")
 	eq(t, u.CompletionTokensDetails.ReasoningTokens, want.Reasoning, what+": usage.completion_tokens_details.reasoning_tokens")
-	if !(want.Reasoning > 0 && want.Reasoning < want.Completion) {
-		t.Errorf("%s: want 0 < reasoning tokens < completion tokens: %+v", what, want)
-	}
+	assert.True(t, want.Reasoning > 0 && want.Reasoning < want.Completion, "%s: want 0 < reasoning tokens < completion tokens: %+v", what, want)
 }
 
 var chatTools = []openai.ChatCompletionToolUnionParam{openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
@@ -83,12 +84,8 @@ func TestChatCompletions(t *testing.T) {
 			Messages:        []openai.ChatCompletionMessageParamUnion{openai.UserMessage(question)},
 			ReasoningEffort: shared.ReasoningEffortLow,
 		})
-		if err != nil {
-			t.Fatal(describe(err))
-		}
-		if len(r.Choices) != 1 {
-			t.Fatalf("choices: got %d, want 1", len(r.Choices))
-		}
+		require.NoError(t, err, describe(err))
+		require.Len(t, r.Choices, 1, "choices")
 		m := r.Choices[0].Message
 		eq(t, r.Model, model, "model")
 		eq(t, m.Content, answer, "message.content")
@@ -119,33 +116,25 @@ func TestChatCompletions(t *testing.T) {
 		c := client(s)
 		messages := []openai.ChatCompletionMessageParamUnion{openai.UserMessage(weatherQuestion)}
 		r1, err := c.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: model, Messages: messages, Tools: chatTools})
-		if err != nil {
-			t.Fatal(describe(err))
-		}
+		require.NoError(t, err, describe(err))
 		m1 := r1.Choices[0].Message
 		eq(t, r1.Choices[0].FinishReason, "tool_calls", "first response: finish_reason")
 		eq(t, m1.JSON.Content.Raw(), "null", "first response: message.content (raw JSON)")
 		r1reasoning := extraString(t, m1.JSON.ExtraFields, "reasoning")
 		eq(t, r1reasoning, callReasoning, "first response: message.reasoning")
-		if len(m1.ToolCalls) != 1 {
-			t.Fatalf("first response: tool_calls: got %d, want 1", len(m1.ToolCalls))
-		}
+		require.Len(t, m1.ToolCalls, 1, "first response: tool_calls")
 		tc := m1.ToolCalls[0]
 		eq(t, tc.Type, "function", "tool_calls[0].type")
 		eq(t, tc.Function.Name, "get_weather", "tool_calls[0].function.name")
 		eq(t, parseArgs(t, tc.Function.Arguments, "tool_calls[0].function.arguments"), wantArgs(), "tool_calls[0].function.arguments, parsed")
-		if !strings.HasPrefix(tc.ID, "call_") {
-			t.Errorf("tool_calls[0].id: got %q, want call_…", tc.ID)
-		}
+		assert.True(t, strings.HasPrefix(tc.ID, "call_"), "tool_calls[0].id: got %q, want call_…", tc.ID)
 		checkChatUsage(t, r1.Usage, s.usage(t, 0), "first response")
 
 		asst := m1.ToAssistantMessageParam()
 		asst.SetExtraFields(map[string]any{"reasoning": r1reasoning})
 		messages = append(messages, openai.ChatCompletionMessageParamUnion{OfAssistant: &asst}, openai.ToolMessage(toolResult, tc.ID))
 		r2, err := c.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{Model: model, Messages: messages, Tools: chatTools})
-		if err != nil {
-			t.Fatal(describe(err))
-		}
+		require.NoError(t, err, describe(err))
 		m2 := r2.Choices[0].Message
 		eq(t, m2.Content, finalAnswer, "second response: message.content")
 		eq(t, extraString(t, m2.JSON.ExtraFields, "reasoning"), finalReasoning, "second response: message.reasoning")
@@ -169,15 +158,11 @@ func TestChatCompletions(t *testing.T) {
 		eq(t, acc.Choices[0].FinishReason, "tool_calls", "first stream: finish_reason")
 		eq(t, acc.Choices[0].Message.Content, "", "first stream: accumulated content")
 		eq(t, r1reasoning, callReasoning, "first stream: concatenated delta.reasoning")
-		if len(acc.Choices[0].Message.ToolCalls) != 1 {
-			t.Fatalf("first stream: accumulated tool_calls: got %d, want 1", len(acc.Choices[0].Message.ToolCalls))
-		}
+		require.Len(t, acc.Choices[0].Message.ToolCalls, 1, "first stream: accumulated tool_calls")
 		tc := acc.Choices[0].Message.ToolCalls[0]
 		eq(t, tc.Function.Name, "get_weather", "accumulated tool call: function.name")
 		eq(t, parseArgs(t, tc.Function.Arguments, "accumulated tool call arguments"), wantArgs(), "accumulated tool call arguments, parsed")
-		if !strings.HasPrefix(tc.ID, "call_") {
-			t.Errorf("accumulated tool call id: got %q, want call_…", tc.ID)
-		}
+		assert.True(t, strings.HasPrefix(tc.ID, "call_"), "accumulated tool call id: got %q, want call_…", tc.ID)
 		checkChatUsage(t, acc.Usage, s.usage(t, 0), "first stream")
 
 		asst := acc.Choices[0].Message.ToAssistantMessageParam()
@@ -211,19 +196,14 @@ func readChatStream(t *testing.T, stream chatStream) (*openai.ChatCompletionAccu
 	for stream.Next() {
 		chunk := stream.Current()
 		chunks++
-		if !acc.AddChunk(chunk) {
-			t.Errorf("ChatCompletionAccumulator refused chunk %d: %s", chunks, chunk.RawJSON())
-		}
+		assert.True(t, acc.AddChunk(chunk), "ChatCompletionAccumulator refused chunk %d: %s", chunks, chunk.RawJSON())
 		if len(chunk.Choices) > 0 {
 			reasoningText.WriteString(extraString(t, chunk.Choices[0].Delta.JSON.ExtraFields, "reasoning"))
 		}
 	}
-	if err := stream.Err(); err != nil {
-		t.Fatal(describe(err))
-	}
-	if len(acc.Choices) != 1 {
-		t.Fatalf("accumulated choices: got %d, want 1 (%d chunks)", len(acc.Choices), chunks)
-	}
+	err := stream.Err()
+	require.NoError(t, err, describe(err))
+	require.Len(t, acc.Choices, 1, "accumulated choices (%d chunks)", chunks)
 	return &acc, reasoningText.String()
 }
 
@@ -262,9 +242,7 @@ func checkResponse(t *testing.T, r *responses.Response, want wantOutput, what st
 		return
 	}
 	rs := r.Output[0].AsReasoning()
-	if !strings.HasPrefix(rs.ID, "rs_") {
-		t.Errorf("%s: reasoning item id: got %q, want rs_…", what, rs.ID)
-	}
+	assert.True(t, strings.HasPrefix(rs.ID, "rs_"), "%s: reasoning item id: got %q, want rs_…", what, rs.ID)
 	var text strings.Builder
 	for _, p := range rs.Content {
 		if p.Type == "reasoning_text" {
@@ -276,9 +254,7 @@ func checkResponse(t *testing.T, r *responses.Response, want wantOutput, what st
 		fc := r.Output[1].AsFunctionCall()
 		eq(t, fc.Name, "get_weather", what+": function_call.name")
 		eq(t, parseArgs(t, fc.Arguments, what+": function_call.arguments"), wantArgs(), what+": function_call.arguments, parsed")
-		if !strings.HasPrefix(fc.CallID, "call_") {
-			t.Errorf("%s: function_call.call_id: got %q, want call_…", what, fc.CallID)
-		}
+		assert.True(t, strings.HasPrefix(fc.CallID, "call_"), "%s: function_call.call_id: got %q, want call_…", what, fc.CallID)
 		eq(t, string(fc.Status), "completed", what+": function_call.status")
 	} else {
 		msg := r.Output[1].AsMessage()
@@ -306,7 +282,7 @@ func toInput(t *testing.T, r *responses.Response) []responses.ResponseInputItemU
 			p := it.AsMessage().ToParam()
 			items = append(items, responses.ResponseInputItemUnionParam{OfOutputMessage: &p})
 		default:
-			t.Errorf("unexpected output item type %q", it.Type)
+			assert.Fail(t, "unexpected output item type", "%q", it.Type)
 		}
 	}
 	return items
@@ -350,9 +326,7 @@ func streamResponse(t *testing.T, c *openai.Client, params responses.ResponseNew
 	var final *responses.Response
 	for stream.Next() {
 		e := stream.Current()
-		if int(e.SequenceNumber) != len(types) {
-			t.Errorf("event %d (%s): sequence_number %d", len(types), e.Type, e.SequenceNumber)
-		}
+		assert.Equal(t, len(types), int(e.SequenceNumber), "event %d (%s): sequence_number", len(types), e.Type)
 		types = append(types, e.Type)
 		switch e.Type {
 		case "response.reasoning_text.delta", "response.output_text.delta", "response.function_call_arguments.delta":
@@ -362,14 +336,11 @@ func streamResponse(t *testing.T, c *openai.Client, params responses.ResponseNew
 			final = &r
 		}
 	}
-	if err := stream.Err(); err != nil {
-		t.Fatal(describe(err))
-	}
-	if final == nil {
-		t.Fatalf("no response.completed event: %v", types)
-	}
-	if len(types) < 2 || types[0] != "response.created" || types[1] != "response.in_progress" {
-		t.Errorf("first events: got %v, want response.created, response.in_progress", types[:min(2, len(types))])
+	err := stream.Err()
+	require.NoError(t, err, describe(err))
+	require.NotNil(t, final, "no response.completed event: %v", types)
+	if assert.GreaterOrEqual(t, len(types), 2, "first events: got %v, want response.created, response.in_progress", types) {
+		assert.Equal(t, []string{"response.created", "response.in_progress"}, types[:2], "first events")
 	}
 	return final, deltas, types
 }
@@ -384,9 +355,7 @@ func TestResponses(t *testing.T) {
 			Input:     responses.ResponseNewParamsInputUnion{OfString: openai.String(question)},
 			Reasoning: shared.ReasoningParam{Effort: shared.ReasoningEffortLow},
 		})
-		if err != nil {
-			t.Fatal(describe(err))
-		}
+		require.NoError(t, err, describe(err))
 		checkResponse(t, r, wantOutput{reasoning: reasoning, text: answer}, "response")
 		checkResponsesUsage(t, r.Usage, s.usage(t, 0), "response")
 		s.requests(t, 1)
@@ -425,9 +394,7 @@ func TestResponses(t *testing.T) {
 					return r
 				}
 				r, err := c.Responses.New(ctx, params)
-				if err != nil {
-					t.Fatal(describe(err))
-				}
+				require.NoError(t, err, describe(err))
 				return r
 			}
 			r1 := do()
@@ -455,9 +422,8 @@ const (
 func truncatedTokens(t *testing.T) int {
 	t.Helper()
 	all, cut := encode(t, plain).IDs, encode(t, truncated).IDs
-	if len(cut) > len(all) || !reflect.DeepEqual(all[:len(cut)], cut) {
-		t.Fatal("harness: truncated does not encode to a prefix of plain")
-	}
+	require.LessOrEqual(t, len(cut), len(all), "harness: truncated does not encode to a prefix of plain")
+	require.Equal(t, cut, all[:len(cut)], "harness: truncated does not encode to a prefix of plain")
 	return len(cut)
 }
 
@@ -472,9 +438,7 @@ func TestTokenLimit(t *testing.T) {
 			Messages:            []openai.ChatCompletionMessageParamUnion{openai.UserMessage(question)},
 			MaxCompletionTokens: openai.Int(int64(limit)),
 		})
-		if err != nil {
-			t.Fatal(describe(err))
-		}
+		require.NoError(t, err, describe(err))
 		eq(t, r.Choices[0].Message.Content, partial, "message.content (cut)")
 		eq(t, extraString(t, r.Choices[0].Message.JSON.ExtraFields, "reasoning"), reasoning, "message.reasoning")
 		eq(t, r.Choices[0].FinishReason, "length", "finish_reason")
@@ -501,9 +465,8 @@ func TestTokenLimit(t *testing.T) {
 				text.WriteString(last.Delta)
 			}
 		}
-		if err := stream.Err(); err != nil {
-			t.Fatal(describe(err))
-		}
+		err := stream.Err()
+		require.NoError(t, err, describe(err))
 		eq(t, last.Type, "response.incomplete", "last event")
 		r := last.Response
 		eq(t, string(r.Status), "incomplete", "response.status")
@@ -531,20 +494,16 @@ func testStatelessToolLoop(t *testing.T) {
 		}
 	}
 	r1, err := c.Responses.New(ctx, params())
-	if err != nil {
-		t.Fatal(describe(err))
-	}
+	require.NoError(t, err, describe(err))
 	checkResponse(t, r1, wantOutput{reasoning: callReasoning, call: true}, "first response")
-	if len(r1.Output) > 0 && r1.Output[0].AsReasoning().EncryptedContent == "" {
-		t.Errorf("first response: reasoning item encrypted_content: empty, want the sealed reasoning")
+	if len(r1.Output) > 0 {
+		assert.NotEmpty(t, r1.Output[0].AsReasoning().EncryptedContent, "first response: reasoning item encrypted_content, want the sealed reasoning")
 	}
 	fc := functionCallOf(r1)
 	input = append(input, toInput(t, r1)...)
 	input = append(input, toolOutput(fc))
 	r2, err := c.Responses.New(ctx, params())
-	if err != nil {
-		t.Fatal(describe(err))
-	}
+	require.NoError(t, err, describe(err))
 	checkResponse(t, r2, wantOutput{reasoning: finalReasoning, text: finalAnswer}, "second response")
 	s.checkToolLoopPrompt(t, 1)
 	s.requests(t, 2)
@@ -559,14 +518,10 @@ func testPreviousResponseID(t *testing.T) {
 	r1, err := c.Responses.New(ctx, responses.ResponseNewParams{
 		Model: model, Input: responses.ResponseNewParamsInputUnion{OfString: openai.String(weatherQuestion)}, Tools: responsesTools,
 	})
-	if err != nil {
-		t.Fatal(describe(err))
-	}
+	require.NoError(t, err, describe(err))
 	fc := functionCallOf(r1)
 	r2, err := c.Responses.New(ctx, afterCall(r1.ID, fc))
-	if err != nil {
-		t.Fatal(describe(err))
-	}
+	require.NoError(t, err, describe(err))
 	checkResponse(t, r2, wantOutput{reasoning: finalReasoning, text: finalAnswer}, "second response")
 	s.checkToolLoopPrompt(t, 1)
 	s.requests(t, 2)
@@ -584,17 +539,11 @@ func testErrorShape(t *testing.T) {
 		},
 	})
 	var apiErr *openai.Error
-	if !errors.As(err, &apiErr) {
-		t.Fatalf("want an *openai.Error, got %T: %v", err, err)
-	}
+	require.ErrorAs(t, err, &apiErr, "want an *openai.Error, got %T", err)
 	eq(t, apiErr.StatusCode, 400, "StatusCode")
 	eq(t, apiErr.Type, "invalid_request_error", "Type")
-	if !strings.HasPrefix(apiErr.Param, "messages[1]") {
-		t.Errorf("Param: got %q, want messages[1]…", apiErr.Param)
-	}
-	if !strings.Contains(apiErr.Message, "call_nope") {
-		t.Errorf("Message: got %q, want it to name call_nope", apiErr.Message)
-	}
+	assert.True(t, strings.HasPrefix(apiErr.Param, "messages[1]"), "Param: got %q, want messages[1]…", apiErr.Param)
+	assert.Contains(t, apiErr.Message, "call_nope", "Message: want it to name call_nope")
 	s.requests(t, 0)
 }
 
@@ -611,44 +560,33 @@ func testAPIKeys(t *testing.T) {
 	// the 400 of an unknown id.
 	const keyA, keyB = "sk-tenant-a-0123456789", "sk-tenant-b-9876543210"
 	keys := filepath.Join(t.TempDir(), "api-keys")
-	if err := os.WriteFile(keys, []byte(keyA+" a\n"+keyB+" b\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(keys, []byte(keyA+" a\n"+keyB+" b\n"), 0o600))
 	ctx := context.Background()
 	s := startServerFlags(t, []string{"-api-keys", keys}, call, afterTool)
 	question := responses.ResponseNewParams{Model: model, Input: responses.ResponseNewParamsInputUnion{OfString: openai.String(weatherQuestion)}, Tools: responsesTools}
 	_, err := clientWithKey(s, "sk-wrong").Responses.New(ctx, question)
 	var apiErr *openai.Error
-	if !errors.As(err, &apiErr) {
-		t.Fatalf("wrong key: want an *openai.Error, got %T: %v", err, err)
-	}
+	require.ErrorAs(t, err, &apiErr, "wrong key: want an *openai.Error, got %T", err)
 	eq(t, apiErr.StatusCode, 401, "wrong key: StatusCode")
 	eq(t, apiErr.Code, "invalid_api_key", "wrong key: Code")
 	eq(t, apiErr.Type, "invalid_request_error", "wrong key: Type")
-	if !strings.HasPrefix(apiErr.Message, "Incorrect API key provided") {
-		t.Errorf("wrong key: Message: got %q, want Incorrect API key provided…", apiErr.Message)
-	}
+	assert.True(t, strings.HasPrefix(apiErr.Message, "Incorrect API key provided"), "wrong key: Message: got %q, want Incorrect API key provided…", apiErr.Message)
 
 	r1, err := clientWithKey(s, keyA).Responses.New(ctx, question)
-	if err != nil {
-		t.Fatal(describe(err))
-	}
+	require.NoError(t, err, describe(err))
 	fc := functionCallOf(r1)
 	_, errB := clientWithKey(s, keyB).Responses.New(ctx, afterCall(r1.ID, fc))
 	_, errUnknown := clientWithKey(s, keyB).Responses.New(ctx, afterCall("resp_unknown", fc))
 	var eB, eU *openai.Error
-	if !errors.As(errB, &eB) || !errors.As(errUnknown, &eU) {
-		t.Fatalf("tenant b: want *openai.Errors, got %v and %v", errB, errUnknown)
-	}
+	require.ErrorAs(t, errB, &eB, "tenant b, a's response: want an *openai.Error")
+	require.ErrorAs(t, errUnknown, &eU, "tenant b, an unknown response: want an *openai.Error")
 	eq(t, eB.StatusCode, 400, "tenant b, a's response: StatusCode")
 	eq(t, eB.Code, eU.Code, "tenant b, a's response: Code (that of an unknown id)")
 	eq(t, eB.Param, eU.Param, "tenant b, a's response: Param (that of an unknown id)")
 	eq(t, strings.ReplaceAll(eB.Message, r1.ID, "ID"), strings.ReplaceAll(eU.Message, "resp_unknown", "ID"), "tenant b, a's response: Message (that of an unknown id)")
 
 	r2, err := clientWithKey(s, keyA).Responses.New(ctx, afterCall(r1.ID, fc))
-	if err != nil {
-		t.Fatal(describe(err))
-	}
+	require.NoError(t, err, describe(err))
 	checkResponse(t, r2, wantOutput{reasoning: finalReasoning, text: finalAnswer}, "tenant a's second response")
 	s.checkToolLoopPrompt(t, 1)
 	s.requests(t, 2)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"strings"
 	"syscall"
@@ -15,6 +14,9 @@ import (
 	"time"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // chatserverBin is the examples/chatserver binary the checks start: $CHATSERVER
@@ -55,10 +57,7 @@ type completion struct {
 
 func encode(t *testing.T, text string) completion {
 	t.Helper()
-	enc, err := harmony.LoadEncoding(harmony.HarmonyGptOss)
-	if err != nil {
-		t.Fatal(err)
-	}
+	enc := testenc.Encoding(t)
 	c := completion{Text: text, IDs: enc.EncodeWithSpecialTokens(text)}
 	// The analysis messages' tokens, headers included: the first message
 	// starts after the prompt's "<|start|>assistant", each later one at its
@@ -104,17 +103,11 @@ func startServerFlags(t *testing.T, flags []string, completions ...string) *serv
 		replay.WriteByte('\n')
 	}
 	replayFile := filepath.Join(dir, "replay.jsonl")
-	if err := os.WriteFile(replayFile, []byte(replay.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(replayFile, []byte(replay.String()), 0o644))
 	cmd := exec.Command(chatserverBin, append([]string{"-addr", "127.0.0.1:0", "-replay", replayFile, "-prompts", s.promptLog}, flags...)...)
 	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()
@@ -131,12 +124,10 @@ func startServerFlags(t *testing.T, flags []string, completions ...string) *serv
 	}()
 	select {
 	case a, ok := <-addr:
-		if !ok {
-			t.Fatal("chatserver exited before it listened")
-		}
+		require.True(t, ok, "chatserver exited before it listened")
 		s.BaseURL = "http://" + a + "/v1/"
 	case <-time.After(time.Minute): // only ends a hung start
-		t.Fatal("chatserver did not listen within a minute")
+		require.Fail(t, "chatserver did not listen within a minute")
 	}
 	return s
 }
@@ -150,8 +141,8 @@ type prompt struct {
 func (s *server) prompts(t *testing.T) []prompt {
 	t.Helper()
 	data, err := os.ReadFile(s.promptLog)
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
+	if !os.IsNotExist(err) {
+		require.NoError(t, err)
 	}
 	var ps []prompt
 	for _, line := range strings.Split(string(data), "\n") {
@@ -159,9 +150,7 @@ func (s *server) prompts(t *testing.T) []prompt {
 			continue
 		}
 		var p prompt
-		if err := json.Unmarshal([]byte(line), &p); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(line), &p))
 		ps = append(ps, p)
 	}
 	return ps
@@ -183,9 +172,7 @@ func (s *server) usage(t *testing.T, i int) usage {
 // requests checks that exactly want requests reached the model.
 func (s *server) requests(t *testing.T, want int) {
 	t.Helper()
-	if got := len(s.prompts(t)); got != want {
-		t.Errorf("requests that reached the model: got %d, want %d", got, want)
-	}
+	assert.Equal(t, want, len(s.prompts(t)), "requests that reached the model")
 }
 
 // checkToolLoopPrompt checks the prompt of request i, which carried the
@@ -193,8 +180,7 @@ func (s *server) requests(t *testing.T, want int) {
 func (s *server) checkToolLoopPrompt(t *testing.T, i int) {
 	t.Helper()
 	ps := s.prompts(t)
-	if i >= len(ps) {
-		t.Errorf("prompt %d was not logged", i)
+	if !assert.Less(t, i, len(ps), "prompt %d was not logged", i) {
 		return
 	}
 	for what, sub := range map[string]string{
@@ -203,18 +189,15 @@ func (s *server) checkToolLoopPrompt(t *testing.T, i int) {
 		"the tool result's text":                   `"temperature":18`,
 		"the reasoning before the call, sent back": "<|channel|>analysis<|message|>" + callReasoning + "<|end|>",
 	} {
-		if !strings.Contains(ps[i].Text, sub) {
-			t.Errorf("prompt %d (%s) should contain %q: got %q", i, what, sub, ps[i].Text)
-		}
+		assert.Contains(t, ps[i].Text, sub, "prompt %d (%s)", i, what)
 	}
 }
 
-// eq reports a difference unless got deep-equals want.
+// eq reports a difference unless got equals want (assert.Equal, with the
+// two of one type, got first as the checks read).
 func eq[T any](t *testing.T, got, want T, what string) {
 	t.Helper()
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("%s: got %#v, want %#v", what, got, want)
-	}
+	assert.Equal(t, want, got, what)
 }
 
 // The model's turns: harmony text after "<|start|>assistant".
@@ -251,9 +234,7 @@ var weatherParams = map[string]any{
 func parseArgs(t *testing.T, args string, what string) map[string]any {
 	t.Helper()
 	var m map[string]any
-	if err := json.Unmarshal([]byte(args), &m); err != nil {
-		t.Errorf("%s: not a JSON object: %q: %v", what, args, err)
-	}
+	assert.NoError(t, json.Unmarshal([]byte(args), &m), "%s: not a JSON object: %q", what, args)
 	return m
 }
 
