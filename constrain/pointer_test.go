@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-harmony/harmony/internal/schemanorm"
 	"github.com/go-harmony/harmony/internal/testsupport/pointers"
+	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -17,7 +18,7 @@ import (
 // names none is an invalid schema.
 func TestPointerTable(t *testing.T) {
 	tab := pointers.Load(t)
-	enc := testEncoding(t)
+	enc := testenc.Encoding(t)
 	for _, r := range tab.Refs {
 		schema := tab.Schema(t, r.Ref)
 
@@ -50,7 +51,7 @@ func TestPointerTable(t *testing.T) {
 // TestDecodeSchemaTrailingData: data after the schema makes it invalid, even
 // a closing bracket, which json.Decoder.More lets through.
 func TestDecodeSchemaTrailingData(t *testing.T) {
-	enc := testEncoding(t)
+	enc := testenc.Encoding(t)
 	for _, s := range []string{`{} {}`, `{}]`, `{"type":"string"}}`, `true false`} {
 		_, err := CompileJSONSchema(enc, []byte(s), nil)
 		assert.ErrorIs(t, err, ErrInvalidSchema, s)
