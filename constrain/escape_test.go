@@ -76,7 +76,7 @@ func TestEscapeBytes(t *testing.T) {
 		d, err := literalsDFA(nil, []string{string(r)})
 		require.NoError(t, err)
 		if !closesString(stringThread(d), escapeOf(r)) {
-			t.Fatalf("the escape %s is not read as U+%04X", escapeOf(r), r)
+			require.Failf(t, "escape misread", "the escape %s is not read as U+%04X", escapeOf(r), r)
 		}
 	}
 }
