@@ -144,6 +144,87 @@ func (p Pointer) Fragment() string {
 	return "#/" + strings.Join(toks, "/")
 }
 
+// CanonicalFragment returns the canonical form of the local reference ref:
+// the fragment Fragment writes for the pointer ParseFragment reads in ref
+// ("#/$defs/%7E1" is "#/$defs/~1", "#/$defs/a%2Fb" is "#/$defs/a/b",
+// "#/$defs/é" is "#/$defs/%C3%A9"). When ref is canonical already it is
+// returned as it is, without allocating. It fails as ParseFragment does.
+//
+// A canonical fragment is "#", or "#" followed, for each reference token,
+// by "/" and the token with "~" written "~0" and "/" written "~1", then
+// every byte other than an ASCII letter or digit or one of "-._~$&+=:@"
+// written "%" and two upper-case hexadecimal digits. In it, "%" only starts
+// a percent escape, no percent escape stands for "~" or "/", and every "~"
+// starts "~0" or "~1". That makes it read the same however a reader orders
+// the steps of RFC 6901, section 6: percent-decoding first, then splitting
+// and unescaping "~0" and "~1" (this file, constrain), or splitting, then
+// unescaping "~1" and "~0" in each token, then percent-decoding it
+// (jsonschema/v5, for a location it does not know as a subschema). And
+// net/url, which parses a reference before jsonschema/v5 reads it, passes
+// it on as it is: it holds no byte that net/url does not keep in a fragment
+// as written (controls, space, non-ASCII, `"#<>\^{|}` and the backquote;
+// when a fragment holds one, net/url writes the whole fragment anew from
+// its percent-decoded text) and no percent escape it refuses.
+// Beyond what the readings need, "!'()*,;?[]" are percent-encoded too, and
+// the hexadecimal digits are upper-case: that is url.PathEscape's form, in
+// which jsonschema/v5 writes the locations of the subschemas it knows, and
+// a reference it finds among them is not read again.
+func CanonicalFragment(ref string) (string, error) {
+	if isCanonicalFragment(ref) {
+		return ref, nil
+	}
+	p, err := ParseFragment(ref)
+	if err != nil {
+		return "", err
+	}
+	return p.Fragment(), nil
+}
+
+// isCanonicalFragment reports whether ref is the canonical fragment of a
+// pointer (see CanonicalFragment).
+func isCanonicalFragment(ref string) bool {
+	if ref == "#" {
+		return true
+	}
+	if !strings.HasPrefix(ref, "#/") {
+		return false
+	}
+	for i := 2; i < len(ref); i++ {
+		switch c := ref[i]; {
+		case c == '/':
+		case c == '~':
+			if i+1 == len(ref) || (ref[i+1] != '0' && ref[i+1] != '1') {
+				return false
+			}
+			i++
+		case c == '%':
+			if i+2 >= len(ref) {
+				return false
+			}
+			hi, lo := strings.IndexByte(upperHex, ref[i+1]), strings.IndexByte(upperHex, ref[i+2])
+			if hi < 0 || lo < 0 {
+				return false
+			}
+			if b := byte(hi<<4 | lo); b == '/' || pathSafe(b) {
+				return false // "/" is written "~1", a safe byte as itself
+			}
+			i += 2
+		case !pathSafe(c):
+			return false
+		}
+	}
+	return true
+}
+
+const upperHex = "0123456789ABCDEF"
+
+// pathSafe reports whether url.PathEscape leaves the byte c as it is: an
+// ASCII letter or digit, or one of "-._~$&+=:@".
+func pathSafe(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		strings.IndexByte("-._~$&+=:@", c) >= 0
+}
+
 // ArrayIndex returns the array index that the reference token tok names in
 // an array of n elements: "0", or digits without a leading zero, below n.
 func ArrayIndex(tok string, n int) (int, bool) {
