@@ -102,16 +102,23 @@ type splitDoc struct {
 }
 
 // isDraft2020 reports whether a "$schema" names draft 2020-12, as
-// jsonschema/v5's findDraft reads it: "http" or "https", with or without an
-// empty fragment ("#" or "#/").
+// jsonschema/v5's findDraft reads it.
 func isDraft2020(schema string) bool {
+	u := draftURL(schema)
+	return u == "https://json-schema.org/draft/2020-12/schema" || u == "https://json-schema.org/schema"
+}
+
+// draftURL returns a "$schema" in the form jsonschema/v5's findDraft
+// compares with the URLs of the drafts: "https" for "http", without an
+// empty fragment ("#" or "#/").
+func draftURL(schema string) string {
 	if rest, ok := strings.CutPrefix(schema, "http://"); ok {
 		schema = "https://" + rest
 	}
 	if i := strings.IndexByte(schema, '#'); i >= 0 && (schema[i:] == "#" || schema[i:] == "#/") {
 		schema = schema[:i]
 	}
-	return schema == "https://json-schema.org/draft/2020-12/schema" || schema == "https://json-schema.org/schema"
+	return schema
 }
 
 // splitPlan is a split of a decoded schema into documents, not yet made.
