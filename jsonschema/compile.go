@@ -79,7 +79,9 @@ func newCompiler() *js.Compiler {
 	return comp
 }
 
-// compileUncached parses, bounds, compiles and analyzes raw.
+// compileUncached parses, bounds, compiles and analyzes raw. The compiler
+// is given raw itself, unless a reference in it has to be rewritten (see
+// canonicalRefs).
 func compileUncached(raw []byte, budget int64) (c *compiledSchema) {
 	doc, err := ojson.ParseOptions{KeepNumberText: true}.Parse(raw)
 	if err != nil {
@@ -106,8 +108,20 @@ func compileUncached(raw []byte, budget int64) (c *compiledSchema) {
 	if c := checkRegexps(v); c != nil {
 		return c
 	}
+	// References the compiler would read otherwise than RFC 6901 does are
+	// rewritten in v (which leaves the steps as they are: compileSteps
+	// reads references as RFC 6901 does); doc keeps them as the caller
+	// wrote them, for the errors.
+	changed, refusal := canonicalRefs(doc, v)
+	if refusal != nil {
+		return refusal
+	}
 	if wholeSteps <= maxCompileSteps {
-		return compileWhole(raw, doc, budget)
+		src, err := compilerSource(raw, v, changed)
+		if err != nil {
+			return &compiledSchema{err: errors.New(cleanMessage(err))}
+		}
+		return compileWhole(src, doc, budget)
 	}
 	plan, ok := planSplit(v)
 	if !ok {

@@ -13,6 +13,17 @@
 // [ErrSchemaViolation])). Programs that only render and parse harmony need
 // neither this package nor the validator it pulls in.
 //
+// A local reference ("$ref", "$dynamicRef" or "$recursiveRef" starting
+// "#/") names what it names for constrain and RFC 6901: the fragment is
+// percent-decoded, then split into reference tokens, whose "~" escapes are
+// then undone ("#/$defs/%7E0" names the member "~", "#/$defs/a%2Fb" the
+// member "b" of the member "a"), and array indexes are "0" or digits
+// without a leading zero. jsonschema/v5 reads some fragments otherwise, so
+// such a reference is given to it rewritten into a form both read alike
+// (refs.go); a reference that names nothing is an error ("$ref ... does not
+// resolve"), and so is "#/" when the root has a member "", which
+// jsonschema/v5 cannot tell from the root.
+//
 // # Bounds on validation
 //
 // jsonschema/v5 evaluates every branch of allOf, anyOf and oneOf, so that
