@@ -95,7 +95,14 @@ func String[T Text](b T, i int) (end int, escaped, ok bool) {
 	}
 	i++
 	for {
-		i = Plain(b, i)
+		// Plain, written out: it is too large for the compiler to inline,
+		// and a call for each run costs the callers with short strings.
+		for i+8 <= len(b) && !hasSpecial(le64(b[i:])) {
+			i += 8
+		}
+		for i < len(b) && plain[b[i]] {
+			i++
+		}
 		if i >= len(b) {
 			return i, escaped, false
 		}
@@ -103,35 +110,25 @@ func String[T Text](b T, i int) (end int, escaped, ok bool) {
 		case '"':
 			return i + 1, escaped, true
 		case '\\':
-			n := Escape(b, i)
-			if n == 0 {
+			if i+1 >= len(b) {
+				return i, escaped, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					return i, escaped, false
+				}
+				i += 6
+			default:
 				return i, escaped, false
 			}
 			escaped = true
-			i += n
 		default:
 			return i, escaped, false // a control character
 		}
 	}
-}
-
-// Escape returns the length of the escape whose backslash is at b[i]: 2
-// for one of \" \\ \/ \b \f \n \r \t, 6 for \u and four hex digits, 0 when
-// it is not an escape.
-func Escape[T Text](b T, i int) int {
-	if i+1 >= len(b) {
-		return 0
-	}
-	switch b[i+1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return 2
-	case 'u':
-		if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
-			return 0
-		}
-		return 6
-	}
-	return 0
 }
 
 // isHex reports whether c is a hex digit.
