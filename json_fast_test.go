@@ -127,21 +127,6 @@ func TestDecodeWireFast(t *testing.T) {
 	}
 }
 
-// TestHasSpecial checks the eight-byte test of the string scanner against
-// the byte table, for each byte value in each position.
-func TestHasSpecial(t *testing.T) {
-	for pos := range 8 {
-		for c := range 256 {
-			b := []byte("abcdefgh")
-			b[pos] = byte(c)
-			if !strPlain[c] {
-				assert.True(t, hasSpecial(le64(b)), "byte %#x at %d: hasSpecial false", c, pos)
-			}
-		}
-	}
-	assert.False(t, hasSpecial(le64([]byte("plain é "))), "hasSpecial on plain bytes")
-}
-
 func FuzzDecodeWireFast(f *testing.F) {
 	for _, tc := range fastWireCases {
 		f.Add([]byte(tc.in))
