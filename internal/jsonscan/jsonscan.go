@@ -23,6 +23,8 @@
 // when the string's bytes are), and decodes the escapes itself.
 package jsonscan
 
+import "math/bits"
+
 // Text is the type of a JSON text: a string, or a []byte.
 type Text interface{ string | []byte }
 
@@ -45,8 +47,10 @@ func Space[T Text](b T, i int) int {
 // character — or len(b). It looks at eight bytes at a time while there are
 // eight.
 func Plain[T Text](b T, i int) int {
-	for i+8 <= len(b) && !hasSpecial(le64(b[i:])) {
-		i += 8
+	for ; i+8 <= len(b); i += 8 {
+		if m := special(le64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
 	}
 	for i < len(b) && plain[b[i]] {
 		i++
@@ -69,19 +73,18 @@ func le64[T Text](b T) uint64 {
 		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
-// hasSpecial reports whether one of the eight bytes of x is a quote, a
-// backslash or a control character (below 0x20). It is exact as a
-// yes-or-no answer (the bits it sets above the first such byte may be
-// wrong, and it does not use them): Plain then looks at the bytes one by
-// one, and stops within these eight.
-func hasSpecial(x uint64) bool {
+// special returns a word whose lowest set bit is the high bit of the
+// first of the eight bytes of x (in little-endian order) that is a quote,
+// a backslash or a control character (below 0x20), or 0 when none is. The
+// bits above it may be set wrongly; the lowest is exact.
+func special(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	q := x ^ (ones * '"')
 	bs := x ^ (ones * '\\')
 	// The classic tests: (v - ones) &^ v has the high bit of a zero byte of
-	// v set, and (x - n*ones) &^ x that of a byte of x below n (n <= 0x80).
-	t := (q-ones)&^q | (bs-ones)&^bs | (x-ones*0x20)&^x
-	return t&highs != 0
+	// v set, and (x - n*ones) &^ x that of a byte of x below n (n <= 0x80);
+	// a byte's borrow changes only the bytes above it.
+	return ((q-ones)&^q | (bs-ones)&^bs | (x-ones*0x20)&^x) & highs
 }
 
 // String returns the end of the string literal whose opening quote is at
@@ -97,7 +100,11 @@ func String[T Text](b T, i int) (end int, escaped, ok bool) {
 	for {
 		// Plain, written out: it is too large for the compiler to inline,
 		// and a call for each run costs the callers with short strings.
-		for i+8 <= len(b) && !hasSpecial(le64(b[i:])) {
+		for i+8 <= len(b) {
+			if m := special(le64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			i += 8
 		}
 		for i < len(b) && plain[b[i]] {

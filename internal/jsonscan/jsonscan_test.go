@@ -1,6 +1,8 @@
 package jsonscan
 
 import (
+	"bytes"
+	"math/bits"
 	"strings"
 	"testing"
 
@@ -8,17 +10,30 @@ import (
 )
 
 // TestHasSpecial checks the eight-byte test of the string scanner against
-// the byte table, for each byte value in each position.
+// the byte table, for each byte value in each position: it finds each
+// byte that is not plain, and the first it finds is the first there is.
 func TestHasSpecial(t *testing.T) {
 	for pos := range 8 {
 		for c := range 256 {
-			b := []byte("abcdefgh")
-			b[pos] = byte(c)
-			got, want := hasSpecial(le64(b)), !plain[c]
-			assert.Equal(t, want, got, "byte %#x at %d", c, pos)
+			for _, fill := range []byte{'a', 0x80, 0xff, '"'} {
+				b := bytes.Repeat([]byte{fill}, 8)
+				b[pos] = byte(c)
+				first := 8
+				for j, x := range b {
+					if !plain[x] {
+						first = j
+						break
+					}
+				}
+				m := special(le64(b))
+				assert.Equal(t, first < 8, m != 0, "% x", b)
+				if m != 0 {
+					assert.Equal(t, first, bits.TrailingZeros64(m)>>3, "% x", b)
+				}
+			}
 		}
 	}
-	assert.False(t, hasSpecial(le64([]byte("plain é "))), "hasSpecial on plain bytes")
+	assert.Zero(t, special(le64([]byte("plain é "))), "special on plain bytes")
 }
 
 // scanCase is a text, where a scan of it starting at 0 ends, and whether
