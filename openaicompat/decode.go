@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/go-harmony/harmony/internal/jsonscan"
 	"github.com/go-harmony/harmony/internal/ojson"
 )
 
@@ -418,20 +419,9 @@ func pathParam(path []pathStep) string {
 	return b.String()
 }
 
-func (w *costWalk) ws() {
-	for w.i < len(w.data) {
-		switch w.data[w.i] {
-		case ' ', '\t', '\n', '\r':
-			w.i++
-		default:
-			return
-		}
-	}
-}
-
 // peek returns the next byte after whitespace, or 0 at the end.
 func (w *costWalk) peek() byte {
-	w.ws()
+	w.i = jsonscan.Space(w.data, w.i)
 	if w.i < len(w.data) {
 		return w.data[w.i]
 	}
@@ -460,81 +450,44 @@ func (w *costWalk) open() error {
 // str reads a string: its bytes without the quotes, whether it is plain
 // (no escapes, valid UTF-8: encoding/json copies it as it is).
 func (w *costWalk) str() (s []byte, plain bool, err error) {
-	if w.peek() != '"' {
+	w.peek()
+	end, escaped, ok := jsonscan.String(w.data, w.i)
+	if !ok {
 		return nil, false, errMalformed
 	}
-	start := w.i + 1
-	escaped := false
-	for i := start; i < len(w.data); i++ {
-		switch w.data[i] {
-		case '\\':
-			escaped = true
-			i++
-		case '"':
-			w.i = i + 1
-			s = w.data[start:i]
-			return s, !escaped && utf8.Valid(s), nil
-		}
-	}
-	return nil, false, errMalformed
+	s, w.i = w.data[w.i+1:end-1], end
+	return s, !escaped && utf8.Valid(s), nil
 }
 
 // scalar reads a number or a literal, and returns its length.
 func (w *costWalk) scalar() (int, error) {
-	start := w.i
-	for _, lit := range []string{"true", "false", "null"} {
-		if bytes.HasPrefix(w.data[w.i:], []byte(lit)) {
-			w.i += len(lit)
-			return len(lit), nil
+	var end int
+	ok := false
+	if w.i < len(w.data) {
+		if c := w.data[w.i]; c == '-' || '0' <= c && c <= '9' {
+			end, ok = jsonscan.Number(w.data, w.i)
+		} else {
+			end, ok = jsonscan.Literal(w.data, w.i)
 		}
 	}
-	for w.i < len(w.data) && strings.IndexByte("0123456789+-.eE", w.data[w.i]) >= 0 {
-		w.i++
-	}
-	if w.i == start {
+	if !ok {
 		return 0, errMalformed
 	}
-	return w.i - start, nil
+	n := end - w.i
+	w.i = end
+	return n, nil
 }
 
 // skip reads a value that is decoded into nothing.
 func (w *costWalk) skip() error {
-	start := w.depth
-	for {
-		switch w.peek() {
-		case '{', '[':
-			if err := w.open(); err != nil {
-				return err
-			}
-		case '}', ']':
-			if w.depth == start {
-				return errMalformed
-			}
-			w.i++
-			w.depth--
-		case '"':
-			if _, _, err := w.str(); err != nil {
-				return err
-			}
-			if w.depth > start && w.peek() == ':' {
-				w.i++
-				continue
-			}
-		case ',', ':':
-			if w.depth == start {
-				return errMalformed
-			}
-			w.i++
-			continue
-		default:
-			if _, err := w.scalar(); err != nil {
-				return err
-			}
-		}
-		if w.depth == start {
-			return nil
-		}
+	w.peek()
+	end, depth, ok := jsonscan.Skip(w.data, w.i, maxNestingDepth-w.depth)
+	if !ok {
+		return errMalformed
 	}
+	w.i = end
+	w.max = max(w.max, w.depth+depth)
+	return nil
 }
 
 // stringCost is what decoding a JSON string of the given bytes into a Go
@@ -556,8 +509,12 @@ func stringCost(s []byte, plain bool) int64 {
 // value walks a value decoded into sh.
 func (w *costWalk) value(sh *shape) error {
 	c := w.peek()
-	if c == 'n' && bytes.HasPrefix(w.data[w.i:], []byte("null")) {
-		w.i += 4
+	end, null := 0, false
+	if c == 'n' {
+		end, null = jsonscan.Literal(w.data, w.i)
+	}
+	if null {
+		w.i = end
 		if sh.ptr == 0 && (sh.kind == textOrListShape || sh.kind == choiceShape) {
 			return w.charge(unmarshalCall) // UnmarshalJSON("null")
 		}
