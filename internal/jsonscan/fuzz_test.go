@@ -16,7 +16,8 @@ const maxNesting = 10000
 // String, Number and Literal accept the whole of it just when it is valid
 // and a string, a number or a literal. What each accepts of a prefix is
 // valid JSON by itself, and String's escaped says whether there is a
-// backslash. The scans of a string and of a []byte agree.
+// backslash. PlainASCII stops where it should. The scans of a string and
+// of a []byte agree.
 func FuzzScan(f *testing.F) {
 	for _, s := range []string{
 		``, ` `, `0`, `-0.5e+7`, `01`, `1.`, `-`, `true`, `nul`, `"a"`, `"\u00e9\n"`, `"\ud800"`, "\"\xff\"", "\"\x01\"",
@@ -47,6 +48,14 @@ func FuzzScan(f *testing.F) {
 				require.True(t, valid, "%s took %q", name, data)
 			}
 		}
+		// PlainASCII stops at the first byte that is not ASCII, nor plain.
+		stop := bytes.IndexFunc(data, func(r rune) bool { return r < 0x20 || r == '"' || r == '\\' || r >= 0x80 })
+		if stop < 0 {
+			stop = len(data)
+		}
+		require.Equal(t, stop, PlainASCII(data, 0), "PlainASCII of %q", data)
+		require.Equal(t, stop, PlainASCII(s, 0), "PlainASCII of a string")
+
 		end, escaped, ok := String(data, 0)
 		end2, escaped2, ok2 := String(s, 0)
 		require.Equal(t, []any{end, escaped, ok}, []any{end2, escaped2, ok2}, "String of a string")

@@ -17,10 +17,9 @@
 // and the bytes of a string need not be UTF-8, nor its \u escapes pair
 // their surrogates. A reader that is stricter adds its checks on top:
 // internal/ojson, which refuses invalid UTF-8 and unpaired surrogates as
-// serde_json does, scans the bytes of a string between its escapes with
-// [Plain] and checks each run with utf8.ValidString (no byte of a
-// multi-byte UTF-8 sequence stops a run, so the runs are valid UTF-8 just
-// when the string's bytes are), and decodes the escapes itself.
+// serde_json does, skips the ASCII bytes of a string that stand for
+// themselves with [PlainASCII], decodes each rune above 0x7f where that
+// stops with utf8.DecodeRuneInString, and decodes the escapes itself.
 package jsonscan
 
 import "math/bits"
@@ -42,17 +41,21 @@ func Space[T Text](b T, i int) int {
 	return i
 }
 
-// Plain returns the index of the first byte at or after i that does not
-// stand for itself in a JSON string — a quote, a backslash or a control
-// character — or len(b). It looks at eight bytes at a time while there are
-// eight.
-func Plain[T Text](b T, i int) int {
+// PlainASCII returns the index of the first byte at or after i that is
+// not ASCII or does not stand for itself in a JSON string — a quote, a
+// backslash or a control character — or len(b). It looks at eight bytes at
+// a time while there are eight. It is the scan of a reader that checks
+// UTF-8 (see the package doc); [String] makes the same scan but for the
+// bytes above 0x7f, which it lets through.
+func PlainASCII[T Text](b T, i int) int {
+	const highs = 0x8080808080808080
 	for ; i+8 <= len(b); i += 8 {
-		if m := special(le64(b[i:])); m != 0 {
+		x := le64(b[i:])
+		if m := special(x) | x&highs; m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
-	for i < len(b) && plain[b[i]] {
+	for i < len(b) && plain[b[i]] && b[i] < 0x80 {
 		i++
 	}
 	return i
@@ -98,8 +101,10 @@ func String[T Text](b T, i int) (end int, escaped, ok bool) {
 	}
 	i++
 	for {
-		// Plain, written out: it is too large for the compiler to inline,
-		// and a call for each run costs the callers with short strings.
+		// The bytes that stand for themselves, eight at a time while
+		// there are eight. (Written out: a function is too large for the
+		// compiler to inline, and a call for each run costs the callers
+		// with short strings.)
 		for i+8 <= len(b) {
 			if m := special(le64(b[i:])); m != 0 {
 				i += bits.TrailingZeros64(m) >> 3

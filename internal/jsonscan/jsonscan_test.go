@@ -51,13 +51,13 @@ func TestSpace(t *testing.T) {
 	}
 }
 
-func TestPlain(t *testing.T) {
+func TestPlainASCII(t *testing.T) {
 	for _, tc := range []scanCase{
 		{"", 0, true}, {"abc", 3, true}, {`abc"`, 3, true}, {`abcdefghij\`, 10, true},
-		{"abcdefgh\x1fij", 8, true}, {"\xff\xfeé\x7f abcdefgh\x00", 14, true},
+		{"abcdefgh\x1fij", 8, true}, {"abcé", 3, true}, {"abcdefghijé", 10, true}, {"\x7f abcdefgh\x00", 10, true},
 	} {
-		assert.Equal(t, tc.end, Plain(tc.in, 0), "%q", tc.in)
-		assert.Equal(t, tc.end, Plain([]byte(tc.in), 0), "%q", tc.in)
+		assert.Equal(t, tc.end, PlainASCII(tc.in, 0), "%q", tc.in)
+		assert.Equal(t, tc.end, PlainASCII([]byte(tc.in), 0), "%q", tc.in)
 	}
 }
 
