@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/go-harmony/harmony/internal/jsonscan"
 )
 
 // DefaultMaxDepth is the deepest nesting of arrays and objects that Parse
@@ -136,16 +138,8 @@ func (p *parser) fail(off int, err error) error {
 	return &SyntaxError{Offset: off, Err: err}
 }
 
-func (p *parser) skipSpace() {
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
+// skipSpace skips JSON white space.
+func (p *parser) skipSpace() { p.i = jsonscan.Space(p.s, p.i) }
 
 // value parses the value that starts at the next non-space byte. Values are
 // returned, not written through pointers, so that they stay off the heap
@@ -157,11 +151,11 @@ func (p *parser) value() (Value, error) {
 	}
 	switch c := p.s[p.i]; c {
 	case 'n':
-		return Value{}, p.literal("null")
+		return Value{}, p.literal()
 	case 't':
-		return Value{kind: Bool, bits: 1}, p.literal("true")
+		return Value{kind: Bool, bits: 1}, p.literal()
 	case 'f':
-		return Value{kind: Bool}, p.literal("false")
+		return Value{kind: Bool}, p.literal()
 	case '"':
 		p.i++
 		s, err := p.str()
@@ -184,17 +178,18 @@ func (p *parser) value() (Value, error) {
 	}
 }
 
-func (p *parser) literal(word string) error {
-	for j := 0; j < len(word); j++ {
-		if p.i >= len(p.s) {
-			return p.fail(p.i, errEOF)
-		}
-		if p.s[p.i] != word[j] {
-			return p.fail(p.i, errLiteral)
-		}
-		p.i++
+// literal parses the literal (true, false or null) its first byte, at p.i,
+// begins.
+func (p *parser) literal() error {
+	end, ok := jsonscan.Literal(p.s, p.i)
+	switch {
+	case ok:
+		p.i = end
+		return nil
+	case end >= len(p.s):
+		return p.fail(end, errEOF)
 	}
-	return nil
+	return p.fail(end, errLiteral)
 }
 
 func (p *parser) enter() error {
@@ -351,27 +346,38 @@ func findMember(mems []member, index map[string]int, key string) int {
 func (p *parser) str() (string, error) {
 	s := p.s
 	start := p.i
-	for i := start; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '"':
-			p.i = i + 1
-			return s[start:i], nil
-		case c == '\\':
-			return p.escapedStr(start, i)
-		case c < 0x20:
-			return "", p.fail(i, errControl)
-		case c < utf8.RuneSelf:
-			i++
-		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				return "", p.fail(i, errUTF8)
-			}
-			i += size
-		}
+	i, err := p.run(start)
+	switch {
+	case err != nil:
+		return "", err
+	case i >= len(s):
+		return "", p.fail(len(s), errEOF)
+	case s[i] == '"':
+		p.i = i + 1
+		return s[start:i], nil
+	case s[i] == '\\':
+		return p.escapedStr(start, i)
 	}
-	return "", p.fail(len(s), errEOF)
+	return "", p.fail(i, errControl)
+}
+
+// run returns the end of the run of bytes at i that stand for themselves
+// in a string, which serde_json wants UTF-8: an invalid sequence is an
+// error at its first byte. ASCII is skipped with [jsonscan.PlainASCII], the
+// other runes decoded.
+func (p *parser) run(i int) (int, error) {
+	s := p.s
+	for {
+		i = jsonscan.PlainASCII(s, i)
+		if i >= len(s) || s[i] < utf8.RuneSelf {
+			return i, nil
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return 0, p.fail(i, errUTF8)
+		}
+		i += size
+	}
 }
 
 // escapedStr continues str from the first backslash at i, decoding into the
@@ -409,16 +415,13 @@ func (p *parser) escapedStr(start, i int) (string, error) {
 			}
 		case c < 0x20:
 			return "", p.fail(i, errControl)
-		case c < utf8.RuneSelf:
-			buf = append(buf, c)
-			i++
 		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				return "", p.fail(i, errUTF8)
+			j, err := p.run(i)
+			if err != nil {
+				return "", err
 			}
-			buf = append(buf, s[i:i+size]...)
-			i += size
+			buf = append(buf, s[i:j]...)
+			i = j
 		}
 	}
 	return "", p.fail(len(s), errEOF)
