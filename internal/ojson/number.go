@@ -18,28 +18,37 @@ package ojson
 import (
 	"math"
 	"strconv"
+
+	"github.com/go-harmony/harmony/internal/jsonscan"
 )
 
-// number parses the number literal at p.i.
+// number parses the number literal at p.i. Its syntax is checked first,
+// with [jsonscan.Number]; the steps that compute its value then only read
+// the digits and the signs where that has found them.
 func (p *parser) number() (Value, error) {
 	s := p.s
 	start := p.i
+	if end, ok := jsonscan.Number(s, start); !ok {
+		if end >= len(s) {
+			return Value{}, p.fail(end, errEOF)
+		}
+		return Value{}, p.fail(end, errNumber)
+	}
 	neg := false
 	if s[p.i] == '-' {
 		neg = true
 		p.i++
-	}
-	if p.i >= len(s) {
-		return Value{}, p.fail(p.i, errEOF)
 	}
 	var sig uint64
 	switch c := s[p.i]; {
 	case c == '0':
 		p.i++
 		if p.i < len(s) && isDigit(s[p.i]) {
+			// "01": serde_json refuses a digit after a leading zero
+			// where JSON sees the number 0, then a stray digit.
 			return Value{}, p.fail(p.i, errNumber)
 		}
-	case '1' <= c && c <= '9':
+	default:
 		sig = uint64(c - '0')
 		p.i++
 		for p.i < len(s) && isDigit(s[p.i]) {
@@ -50,8 +59,6 @@ func (p *parser) number() (Value, error) {
 			sig = sig*10 + d
 			p.i++
 		}
-	default:
-		return Value{}, p.fail(p.i, errNumber)
 	}
 
 	if p.i < len(s) {
@@ -101,7 +108,6 @@ func (p *parser) longInteger(start int, neg bool, sig uint64) (Value, error) {
 // fraction parses the digits after '.', which is at p.i.
 func (p *parser) fraction(start int, neg bool, sig uint64, exp int) (Value, error) {
 	p.i++
-	digits := 0
 	for p.i < len(p.s) && isDigit(p.s[p.i]) {
 		d := uint64(p.s[p.i] - '0')
 		if overflowsU64(sig, d) {
@@ -109,19 +115,11 @@ func (p *parser) fraction(start int, neg bool, sig uint64, exp int) (Value, erro
 			for p.i < len(p.s) && isDigit(p.s[p.i]) {
 				p.i++
 			}
-			digits = -1
 			break
 		}
 		sig = sig*10 + d
 		exp--
-		digits++
 		p.i++
-	}
-	if digits == 0 {
-		if p.i >= len(p.s) {
-			return Value{}, p.fail(p.i, errEOF)
-		}
-		return Value{}, p.fail(p.i, errNumber)
 	}
 	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
 		return p.exponent(start, neg, sig, exp)
@@ -137,12 +135,6 @@ func (p *parser) exponent(start int, neg bool, sig uint64, exp int) (Value, erro
 	if p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
 		positive = p.s[p.i] == '+'
 		p.i++
-	}
-	if p.i >= len(p.s) {
-		return Value{}, p.fail(p.i, errEOF)
-	}
-	if !isDigit(p.s[p.i]) {
-		return Value{}, p.fail(p.i, errNumber)
 	}
 	e := 0
 	for p.i < len(p.s) && isDigit(p.s[p.i]) {
