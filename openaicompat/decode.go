@@ -90,7 +90,7 @@ func DecodeRequest[R ChatCompletionRequest | ResponsesRequest](data []byte, req 
 	if errors.Is(err, ErrRequestTooComplex) {
 		return err
 	}
-	if err != nil || !bytes.HasPrefix(bytes.TrimLeft(data[:end], " \t\r\n"), []byte("{")) {
+	if i := jsonscan.Space(data, 0); err != nil || i >= end || data[i] != '{' {
 		// Not a JSON object: encoding/json says what is wrong.
 		return decodeError(data, req)
 	}
@@ -102,10 +102,8 @@ func DecodeRequest[R ChatCompletionRequest | ResponsesRequest](data []byte, req 
 		}
 		return fmt.Errorf("openaicompat: %w: %w", errBadJSON, err)
 	}
-	for _, c := range data[end:] {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return fmt.Errorf("openaicompat: %w: more after the request's JSON object", errBadJSON)
-		}
+	if jsonscan.Space(data, end) != len(data) {
+		return fmt.Errorf("openaicompat: %w: more after the request's JSON object", errBadJSON)
 	}
 	return paramErr
 }
@@ -118,7 +116,8 @@ func DecodeRequest[R ChatCompletionRequest | ResponsesRequest](data []byte, req 
 func decodeError[R any](data []byte, req *R) error {
 	d := json.NewDecoder(bytes.NewReader(data))
 	var v any = req
-	object := bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("{"))
+	i := jsonscan.Space(data, 0)
+	object := i < len(data) && data[i] == '{'
 	if object {
 		v = &struct{}{}
 	}
