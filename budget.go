@@ -477,13 +477,6 @@ func (f *fitter) check(m *Message) error {
 	if err := checkHeader(m); err != nil {
 		return err
 	}
-	if m.Role == RoleTool {
-		if m.Name == "" {
-			return ErrMissingToolName
-		}
-	} else if !m.Role.Valid() {
-		return fmt.Errorf("%w %q", ErrUnknownRole, m.Role)
-	}
 	for _, c := range m.Content {
 		if _, ok := asText(c); !ok {
 			// Any other content in such a message is an error, found

@@ -10,6 +10,7 @@ package harmony
 import (
 	"strings"
 
+	"github.com/go-harmony/harmony/internal/msghdr"
 	"github.com/go-harmony/harmony/internal/toolname"
 )
 
@@ -68,7 +69,7 @@ func (p *StreamParser) recoverHeader(s string, role Role) (h header, dropped int
 		}
 	case len(items) > 0 && Role(items[0]).Valid():
 		role, i = Role(items[0]), 1
-	case len(items) > 1 && !isHeaderMarker(items[0]) && !strings.HasPrefix(items[0], "to="):
+	case len(items) > 1 && !msghdr.IsMarker(items[0]) && !strings.HasPrefix(items[0], msghdr.RecipientPrefix):
 		role, h.name, i = RoleTool, items[0], 1 // a tool's name, as the reference reads it
 	default:
 		role = RoleAssistant
@@ -79,9 +80,9 @@ func (p *StreamParser) recoverHeader(s string, role Role) (h header, dropped int
 	for ; i < len(items); i++ {
 		it := items[i]
 		switch {
-		case it == markerChannel:
+		case it == msghdr.ChannelMarker:
 			afterChannel = true
-			if i+1 == len(items) || isHeaderMarker(items[i+1]) {
+			if i+1 == len(items) || msghdr.IsMarker(items[i+1]) {
 				dropped++
 				continue
 			}
@@ -102,15 +103,15 @@ func (p *StreamParser) recoverHeader(s string, role Role) (h header, dropped int
 				}
 			}
 			h.channel = c
-		case it == markerConstrain:
-			if i+1 == len(items) || isHeaderMarker(items[i+1]) || h.contentType != "" {
+		case it == msghdr.ConstrainMarker:
+			if i+1 == len(items) || msghdr.IsMarker(items[i+1]) || h.contentType != "" {
 				dropped++
 				continue
 			}
 			i++
-			h.contentType = markerConstrain + items[i]
-		case strings.HasPrefix(it, "to="):
-			switch r := p.recipient(role, it[len("to="):]); {
+			h.contentType = msghdr.ConstrainMarker + items[i]
+		case strings.HasPrefix(it, msghdr.RecipientPrefix):
+			switch r := p.recipient(role, it[len(msghdr.RecipientPrefix):]); {
 			case h.recipient == "" && r.Valid():
 				h.recipient = r.Full
 			case h.recipient == "" && r.Kind != toolname.Address:
@@ -148,8 +149,8 @@ func headerlessText(s string, role Role) string {
 			s = rest
 		}
 	}
-	if i := strings.Index(s, markerChannel); i >= 0 {
-		after := s[i+len(markerChannel):]
+	if i := strings.Index(s, msghdr.ChannelMarker); i >= 0 {
+		after := s[i+len(msghdr.ChannelMarker):]
 		end := strings.IndexFunc(after, func(r rune) bool { return r == '<' || r < 0x80 && isASCIISpace(byte(r)) })
 		if end < 0 {
 			end = len(after)
@@ -169,8 +170,6 @@ func headerlessText(s string, role Role) string {
 func isASCIISpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
-
-func isHeaderMarker(s string) bool { return s == markerChannel || s == markerConstrain }
 
 // isKnownChannel reports whether c is a channel recovery accepts; any other
 // channel word makes the message analysis.

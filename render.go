@@ -1,12 +1,6 @@
 package harmony
 
-import (
-	"errors"
-	"fmt"
-	"strings"
-	"unicode"
-	"unicode/utf8"
-)
+import "fmt"
 
 // RenderOptions control how a conversation is rendered. The zero value (and a
 // nil *RenderOptions) is the reference's default.
@@ -272,53 +266,6 @@ func declaresFunctionTools(cs []Content) bool {
 	return false
 }
 
-// checkHeader refuses header fields that a parser would read as structure:
-// text cannot forge a header any more than it can forge a special token.
-func checkHeader(m *Message) error {
-	ct, _ := strings.CutPrefix(m.ContentType, markerConstrain)
-	for _, f := range [...]struct{ what, v string }{
-		{"name", m.Name}, {"recipient", m.Recipient}, {"channel", m.Channel}, {"content type", ct},
-	} {
-		if err := CheckHeaderField(f.v); err != nil {
-			return fmt.Errorf("%w: %s %q %v", ErrInvalidHeader, f.what, f.v, err)
-		}
-	}
-	return nil
-}
-
-// CheckHeaderField reports why s cannot be a name, recipient, channel or
-// content type in a message header, or nil if it can: white space would end
-// the field, "<|" would read as a special token's text, and a leading "to="
-// as a recipient. The renderer refuses such fields with a [*RenderError]
-// wrapping [ErrInvalidHeader]; servers can check tool-call names with it
-// before they reach the renderer.
-func CheckHeaderField(s string) error {
-	// Most fields are short ASCII words: a byte above space, not '<' and
-	// below 0x80 can start neither white space nor "<|".
-	plain := true
-	for i := 0; i < len(s) && plain; i++ {
-		plain = s[i] > ' ' && s[i] != '<' && s[i] < utf8.RuneSelf
-	}
-	if plain {
-		if strings.HasPrefix(s, "to=") {
-			return errors.New(`starts with "to="`)
-		}
-		return nil
-	}
-	for i, r := range s {
-		if unicode.IsSpace(r) {
-			return fmt.Errorf("has white space at byte %d", i)
-		}
-	}
-	switch {
-	case strings.Contains(s, "<|"):
-		return errors.New(`contains "<|"`)
-	case strings.HasPrefix(s, "to="):
-		return errors.New(`starts with "to="`)
-	}
-	return nil
-}
-
 // renderFlags are the settings that reach every message of a conversation.
 type renderFlags struct {
 	functionTools bool // a developer message declares function tools
@@ -326,9 +273,9 @@ type renderFlags struct {
 	history       bool // cache the tokens of long texts (budget.go)
 }
 
-// appendMessage renders m. Each piece of header text is encoded on its own, as
-// the reference does: token boundaries never cross from the role into the
-// recipient or the channel.
+// appendMessage renders m: its header (header.go: m.Header as written when
+// writtenForm allows it, else the reference's form), its content, and the
+// token that closes it.
 func (e *Encoding) appendMessage(dst []Token, m *Message, flags renderFlags) ([]Token, error) {
 	if err := checkHeader(m); err != nil {
 		return dst, err
@@ -338,10 +285,7 @@ func (e *Encoding) appendMessage(dst []Token, m *Message, flags renderFlags) ([]
 	if form, written := writtenForm(m); written {
 		dst = e.appendForm(dst, form)
 	} else {
-		var err error
-		if dst, err = e.appendReferenceHeader(dst, m); err != nil {
-			return dst[:n0], err
-		}
+		dst = e.appendReferenceHeader(dst, m)
 	}
 	dst = append(dst, TokenMessage)
 	for _, c := range m.Content {
@@ -437,98 +381,4 @@ func (e *Encoding) putTextBuf(buf *[]byte, text []byte) {
 		*buf = text[:0]
 		e.textBufs.Put(buf)
 	}
-}
-
-// appendReferenceHeader appends m's header as the reference writes it,
-// after the <|start|>: the author, " to=RECIPIENT", "<|channel|>CHANNEL",
-// then " <|constrain|>TYPE" or " TYPE". (header.appendCanonical in parse.go
-// writes the same as text.)
-func (e *Encoding) appendReferenceHeader(dst []Token, m *Message) ([]Token, error) {
-	if m.Role == RoleTool {
-		if m.Name == "" {
-			return dst, ErrMissingToolName
-		}
-		dst = e.appendOrdinary(dst, m.Name)
-	} else {
-		if !m.Role.Valid() {
-			return dst, fmt.Errorf("%w %q", ErrUnknownRole, m.Role)
-		}
-		dst = e.appendOrdinary(dst, string(m.Role))
-		if m.Name != "" {
-			dst = e.appendOrdinary(dst, ":"+m.Name)
-		}
-	}
-	if m.Recipient != "" && m.Recipient != "all" {
-		dst = e.appendOrdinary(dst, " to="+m.Recipient)
-	}
-	if m.Channel != "" {
-		dst = append(dst, TokenChannel)
-		dst = e.appendOrdinary(dst, m.Channel)
-	}
-	if ct := m.ContentType; ct != "" {
-		if rest, ok := strings.CutPrefix(ct, markerConstrain); ok {
-			dst = e.appendOrdinary(dst, " ")
-			dst = append(dst, TokenConstrain)
-			dst = e.appendOrdinary(dst, rest)
-		} else {
-			dst = e.appendOrdinary(dst, " "+ct)
-		}
-	}
-	return dst, nil
-}
-
-// writtenForm returns m's Header when the renderer writes it instead of the
-// reference's form: it reads back, by the reference's header grammar, as
-// exactly m's fields when a parser reads the rendered message (from its
-// <|start|>, the role not known), and holds no special token's text but the
-// channel and constrain markers.
-func writtenForm(m *Message) (string, bool) {
-	if m.Header == "" {
-		return "", false
-	}
-	rest := m.Header
-	for {
-		i := strings.Index(rest, "<|")
-		if i < 0 {
-			break
-		}
-		rest = rest[i:]
-		switch {
-		case strings.HasPrefix(rest, markerChannel):
-			rest = rest[len(markerChannel):]
-		case strings.HasPrefix(rest, markerConstrain):
-			rest = rest[len(markerConstrain):]
-		default:
-			return "", false
-		}
-	}
-	h, _, hasRest, err := parseHeader(m.Header, "", true)
-	want := header{role: m.Role, name: m.Name, recipient: m.Recipient, channel: m.Channel, contentType: m.ContentType}
-	if err != nil || hasRest || !h.sameFields(want) {
-		return "", false
-	}
-	return m.Header, true
-}
-
-// appendForm appends a header as written: the channel and constrain
-// markers as their special tokens, each stretch of text between them
-// encoded whole.
-func (e *Encoding) appendForm(dst []Token, form string) []Token {
-	for form != "" {
-		i := strings.Index(form, "<|")
-		if i < 0 {
-			return e.appendOrdinary(dst, form)
-		}
-		if i > 0 {
-			dst = e.appendOrdinary(dst, form[:i])
-		}
-		if strings.HasPrefix(form[i:], markerChannel) {
-			dst = append(dst, TokenChannel)
-			form = form[i+len(markerChannel):]
-		} else {
-			dst = append(dst, TokenConstrain)
-			form = form[i+len(markerConstrain):]
-		}
-	}
-	return dst
 }

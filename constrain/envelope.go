@@ -10,10 +10,12 @@ package constrain
 // the Matcher can end.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/msghdr"
 )
 
 // ErrInvalidEnvelope: EnvelopeOptions that name no function the model could
@@ -165,37 +167,43 @@ func NewEnvelope(enc *harmony.Encoding, opts *EnvelopeOptions) (*Envelope, error
 		return nil, fmt.Errorf("constrain: envelope: %w: a call is required and there are no tools", ErrEmpty)
 	}
 
-	// The header trie. Each header is the canonical tokenization: the
-	// special tokens, and enc.EncodeOrdinary of each text between them.
+	// The header trie: the headers after the prompt's "<|start|>assistant",
+	// and "<|start|>assistant" between messages, written as gpt-oss writes
+	// them (the recipient after the channel) and tokenized as harmony
+	// renders a written header.
 	e.nodes = []hnode{{}}
-	text := func(s string) []harmony.Token { return enc.EncodeOrdinary(s) }
-	header := func(kind uint8, tool int32, parts ...[]harmony.Token) {
+	var herr error // Encode's, which these texts cannot cause
+	tokens := func(f msghdr.Fields) []harmony.Token {
+		toks, err := headerTokens(enc, &f)
+		herr = cmp.Or(herr, err)
+		return toks
+	}
+	header := func(kind uint8, tool int32, f msghdr.Fields) {
 		at := int32(0)
 		e.nodes[0].kinds |= kind
-		for _, p := range parts {
-			for _, tok := range p {
-				at = e.child(at, tok)
-				e.nodes[at].kinds |= kind
-			}
+		for _, tok := range append(tokens(f), harmony.TokenMessage) {
+			at = e.child(at, tok)
+			e.nodes[at].kinds |= kind
 		}
 		e.nodes[at].leaf, e.nodes[at].tool = kind, tool
 	}
-	ch, msg := []harmony.Token{harmony.TokenChannel}, []harmony.Token{harmony.TokenMessage}
-	header(kAnalysis, -1, ch, text("analysis"), msg)
+	header(kAnalysis, -1, msghdr.Fields{Channel: harmony.ChannelAnalysis})
 	if choice != ToolChoiceNone {
-		header(kPreamble, -1, ch, text("commentary"), msg)
+		header(kPreamble, -1, msghdr.Fields{Channel: harmony.ChannelCommentary})
 		for i, t := range opts.Tools {
 			if opts.Function != "" && t.Name != opts.Function {
 				continue
 			}
-			header(kCall, int32(i), ch, text("commentary to=functions."+t.Name+" "),
-				[]harmony.Token{harmony.TokenConstrain}, text("json"), msg)
+			header(kCall, int32(i), msghdr.Fields{Channel: harmony.ChannelCommentary, Recipient: "functions." + t.Name, ContentType: msghdr.JSONContentType})
 		}
 	}
 	if choice != ToolChoiceRequired {
-		header(kFinal, -1, ch, text("final"), msg)
+		header(kFinal, -1, msghdr.Fields{Channel: harmony.ChannelFinal})
 	}
-	e.next = append([]harmony.Token{harmony.TokenStart}, text("assistant")...)
+	e.next = append([]harmony.Token{harmony.TokenStart}, tokens(msghdr.Fields{Author: string(harmony.RoleAssistant)})...)
+	if herr != nil {
+		return nil, fmt.Errorf("constrain: envelope: %w", herr)
+	}
 
 	var anyJSON *Grammar
 	for _, t := range opts.Tools {
@@ -211,6 +219,15 @@ func NewEnvelope(enc *harmony.Encoding, opts *EnvelopeOptions) (*Envelope, error
 		e.tools = append(e.tools, g)
 	}
 	return e, nil
+}
+
+// headerTokens returns the tokens of the header f (without its
+// <|start|> and <|message|>) written in gpt-oss's order, tokenized as
+// harmony renders a header as written (harmony.Message.Header): each
+// marker its special token, each run of text between markers encoded
+// whole with EncodeOrdinary. Encode with the two markers allowed is that.
+func headerTokens(enc *harmony.Encoding, f *msghdr.Fields) ([]harmony.Token, error) {
+	return enc.Encode(f.Text(msghdr.GptOss), msghdr.ChannelMarker, msghdr.ConstrainMarker)
 }
 
 // child returns the child of node at reached by tok, adding it if needed.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-harmony/harmony"
+	"github.com/go-harmony/harmony/internal/msghdr"
 	"github.com/go-harmony/harmony/internal/ojson"
 	"github.com/go-harmony/harmony/internal/toolname"
 )
@@ -226,7 +227,8 @@ func (b *builder) call(i int, param, author, id, name, args string) error {
 		// "assistant to=functions.f<|channel|>commentary <|constrain|>json":
 		// the model reads its own call as it sampled it, and a server's
 		// prefix cache of the previous turn still matches.
-		m.Header = "assistant<|channel|>" + channel + " to=" + recipient + " " + ctype
+		f := msghdr.Fields{Author: string(harmony.RoleAssistant), Recipient: recipient, Channel: channel, ContentType: ctype}
+		m.Header = f.Text(msghdr.GptOss)
 	}
 	c := &toolCall{id: id, name: name, recipient: recipient, channel: channel, index: i, answeredBy: -1, seq: b.ncalls}
 	b.ncalls++
@@ -333,7 +335,7 @@ func (b *builder) requireResults(i int, param, where string) error {
 // for a recipient outside "functions" comes back unchanged; the built-in
 // tools, when declared, are called on the analysis channel.
 func (b *builder) route(name string) (recipient, channel, contentType string) {
-	const json = "<|constrain|>json"
+	const json = msghdr.JSONContentType
 	switch {
 	case b.opts.PythonTool && name == "python", b.opts.BrowserTool && strings.HasPrefix(name, "browser."):
 		return name, harmony.ChannelAnalysis, ""

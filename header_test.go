@@ -1,0 +1,178 @@
+package harmony
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/go-harmony/harmony/internal/msghdr"
+)
+
+// TestHeaderMarkers checks that the markers of internal/msghdr are the
+// texts of the special tokens the renderer writes for them.
+func TestHeaderMarkers(t *testing.T) {
+	for _, k := range []msghdr.Kind{msghdr.Channel, msghdr.Constrain} {
+		if tok, ok := SpecialToken(k.Marker()); !ok || tok != markerToken(k) {
+			t.Errorf("marker %q: special token %d, %v; the renderer writes %d", k.Marker(), tok, ok, markerToken(k))
+		}
+	}
+}
+
+// The header's renderers as they were before header.go, each spelling the
+// header itself: the reference's tokens, the canonical text, and a written
+// form's tokens.
+
+func oldReferenceHeader(e *Encoding, dst []Token, m *Message) []Token {
+	if m.Role == RoleTool {
+		dst = e.appendOrdinary(dst, m.Name)
+	} else {
+		dst = e.appendOrdinary(dst, string(m.Role))
+		if m.Name != "" {
+			dst = e.appendOrdinary(dst, ":"+m.Name)
+		}
+	}
+	if m.Recipient != "" && m.Recipient != "all" {
+		dst = e.appendOrdinary(dst, " to="+m.Recipient)
+	}
+	if m.Channel != "" {
+		dst = append(dst, TokenChannel)
+		dst = e.appendOrdinary(dst, m.Channel)
+	}
+	if ct := m.ContentType; ct != "" {
+		if rest, ok := strings.CutPrefix(ct, "<|constrain|>"); ok {
+			dst = e.appendOrdinary(dst, " ")
+			dst = append(dst, TokenConstrain)
+			dst = e.appendOrdinary(dst, rest)
+		} else {
+			dst = e.appendOrdinary(dst, " "+ct)
+		}
+	}
+	return dst
+}
+
+func oldCanonical(h header) []byte {
+	var dst []byte
+	if h.role == RoleTool {
+		dst = append(dst, h.name...)
+	} else {
+		dst = append(dst, h.role...)
+		if h.name != "" {
+			dst = append(append(dst, ':'), h.name...)
+		}
+	}
+	if h.recipient != "" && h.recipient != "all" {
+		dst = append(append(dst, " to="...), h.recipient...)
+	}
+	if h.channel != "" {
+		dst = append(append(dst, "<|channel|>"...), h.channel...)
+	}
+	if ct := h.contentType; ct != "" {
+		if rest, ok := strings.CutPrefix(ct, "<|constrain|>"); ok {
+			dst = append(append(append(dst, ' '), "<|constrain|>"...), rest...)
+		} else {
+			dst = append(append(dst, ' '), ct...)
+		}
+	}
+	return dst
+}
+
+func oldForm(e *Encoding, dst []Token, form string) []Token {
+	for form != "" {
+		i := strings.Index(form, "<|")
+		if i < 0 {
+			return e.appendOrdinary(dst, form)
+		}
+		if i > 0 {
+			dst = e.appendOrdinary(dst, form[:i])
+		}
+		if strings.HasPrefix(form[i:], "<|channel|>") {
+			dst = append(dst, TokenChannel)
+			form = form[i+len("<|channel|>"):]
+		} else {
+			dst = append(dst, TokenConstrain)
+			form = form[i+len("<|constrain|>"):]
+		}
+	}
+	return dst
+}
+
+func oldWrittenForm(m *Message) (string, bool) {
+	if m.Header == "" {
+		return "", false
+	}
+	rest := m.Header
+	for {
+		i := strings.Index(rest, "<|")
+		if i < 0 {
+			break
+		}
+		rest = rest[i:]
+		switch {
+		case strings.HasPrefix(rest, "<|channel|>"):
+			rest = rest[len("<|channel|>"):]
+		case strings.HasPrefix(rest, "<|constrain|>"):
+			rest = rest[len("<|constrain|>"):]
+		default:
+			return "", false
+		}
+	}
+	h, _, hasRest, err := parseHeader(m.Header, "", true)
+	want := header{role: m.Role, name: m.Name, recipient: m.Recipient, channel: m.Channel, contentType: m.ContentType}
+	if err != nil || hasRest || !h.sameFields(want) {
+		return "", false
+	}
+	return m.Header, true
+}
+
+// TestHeaderPinned checks header.go's renderers, built on internal/msghdr's
+// pieces, against the hand-written ones they replaced, and that the
+// reference's tokens and the canonical text are the same header.
+func TestHeaderPinned(t *testing.T) {
+	enc := mustEncoding(t)
+	long := "functions." + strings.Repeat("very_long_function_name_", 5)
+	var msgs []Message
+	for _, role := range []Role{RoleSystem, RoleUser, RoleAssistant, RoleTool} {
+		for _, name := range []string{"", "bob", "functions.f", "browser.search"} {
+			for _, recipient := range []string{"", "all", "assistant", "functions.get_weather", "python", long} {
+				for _, channel := range []string{"", "analysis", "commentary", "final"} {
+					for _, ct := range []string{"", "json", "<|constrain|>json", "<|constrain|>", "code"} {
+						m := NewTextMessage(role, "x").WithName(name).WithRecipient(recipient).WithChannel(channel).WithContentType(ct)
+						if role == RoleTool && name == "" {
+							continue
+						}
+						msgs = append(msgs, m)
+					}
+				}
+			}
+		}
+	}
+	for _, m := range msgs {
+		got := enc.appendReferenceHeader(nil, &m)
+		if want := oldReferenceHeader(enc, nil, &m); !slices.Equal(got, want) {
+			t.Fatalf("%+v: reference header %v, was %v", m, got, want)
+		}
+		h := messageHeader(&m)
+		text := h.appendCanonical(nil)
+		if want := oldCanonical(h); string(text) != string(want) {
+			t.Fatalf("%+v: canonical text %q, was %q", m, text, want)
+		}
+		if dec := renderText(t, enc, got); dec != string(text) {
+			t.Fatalf("%+v: reference tokens read %q, canonical text %q", m, dec, text)
+		}
+		f := h.fields()
+		for _, form := range []string{string(text), f.Text(msghdr.GptOss), "  " + f.Text(msghdr.GptOss) + " ", f.Text(msghdr.GptOss) + "<|end|>"} {
+			w := m
+			w.Header = form
+			gotForm, gotOK := writtenForm(&w)
+			wantForm, wantOK := oldWrittenForm(&w)
+			if gotForm != wantForm || gotOK != wantOK {
+				t.Fatalf("%q: writtenForm %q, %v; was %q, %v", form, gotForm, gotOK, wantForm, wantOK)
+			}
+			if !strings.Contains(form, "<|end|>") {
+				if got, want := enc.appendForm(nil, form), oldForm(enc, nil, form); !slices.Equal(got, want) {
+					t.Fatalf("%q: form tokens %v, was %v", form, got, want)
+				}
+			}
+		}
+	}
+}
