@@ -229,7 +229,10 @@ func (c *compiler) compileMap(ptr string, m map[string]any) (*node, error) {
 // branches. oneOf is taken as anyOf only when disjoint proves its branches
 // pairwise exclusive, so that at most one can match.
 func (c *compiler) compileNoRef(ptr string, m map[string]any) (*node, error) {
-	keys := slices.Sorted(maps.Keys(m))
+	// Sized: slices.Sorted(maps.Keys(m)) would grow its slice from nil, about
+	// 2% more allocations per compile (BenchmarkCompile 1309 → 1340).
+	keys := slices.AppendSeq(make([]string, 0, len(m)), maps.Keys(m))
+	slices.Sort(keys)
 	for _, k := range keys {
 		if refused[k] {
 			if k == "propertyNames" && isTrivialPropertyNames(m[k]) {
@@ -727,7 +730,8 @@ func (c *compiler) objectSpec(ptr string, m map[string]any) (*objSpec, error) {
 			}
 		}
 	}
-	names := slices.Sorted(maps.Keys(props))
+	names := slices.AppendSeq(make([]string, 0, len(props)), maps.Keys(props))
+	slices.Sort(names)
 	nodes := make([]*node, len(names))
 	for i, k := range names {
 		nodes[i] = props[k]
@@ -912,7 +916,8 @@ func dedup(s []string) []string {
 func (c *compiler) constNode(ptr string, v any) (*node, error) {
 	switch x := v.(type) {
 	case map[string]any:
-		names := slices.Sorted(maps.Keys(x))
+		names := slices.AppendSeq(make([]string, 0, len(x)), maps.Keys(x))
+		slices.Sort(names)
 		props := make([]*node, len(names))
 		for i, k := range names {
 			pn, err := c.constNode(ptr, x[k])
