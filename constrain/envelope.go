@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/msghdr"
+	"github.com/go-harmony/harmony/internal/toolname"
 )
 
 // ErrInvalidEnvelope: EnvelopeOptions that name no function the model could
@@ -139,7 +140,7 @@ func NewEnvelope(enc *harmony.Encoding, opts *EnvelopeOptions) (*Envelope, error
 	}
 	seen := map[string]bool{}
 	for _, t := range opts.Tools {
-		if !validFunctionName(t.Name) {
+		if !toolname.ValidLoose(t.Name, 64) {
 			return nil, fmt.Errorf("constrain: envelope: %w: function name %q is not ^[a-zA-Z0-9_.-]{1,64}$", ErrInvalidEnvelope, t.Name)
 		}
 		if seen[t.Name] {
@@ -194,7 +195,7 @@ func NewEnvelope(enc *harmony.Encoding, opts *EnvelopeOptions) (*Envelope, error
 			if opts.Function != "" && t.Name != opts.Function {
 				continue
 			}
-			header(kCall, int32(i), msghdr.Fields{Channel: harmony.ChannelCommentary, Recipient: "functions." + t.Name, ContentType: msghdr.JSONContentType})
+			header(kCall, int32(i), msghdr.Fields{Channel: harmony.ChannelCommentary, Recipient: toolname.FunctionRecipient(t.Name), ContentType: msghdr.JSONContentType})
 		}
 	}
 	if choice != ToolChoiceRequired {
@@ -241,21 +242,6 @@ func (e *Envelope) child(at int32, tok harmony.Token) int32 {
 	k := int32(len(e.nodes) - 1)
 	e.nodes[at].kids = append(e.nodes[at].kids, k)
 	return k
-}
-
-// validFunctionName reports whether name can be written in a header as
-// "to=functions.NAME" and read back: OpenAI's ^[a-zA-Z0-9_-]{1,64}$, and dots.
-func validFunctionName(name string) bool {
-	if name == "" || len(name) > 64 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.') {
-			return false
-		}
-	}
-	return true
 }
 
 // Reset returns e to the start of a completion.

@@ -342,7 +342,7 @@ func (b *builder) route(name string) (recipient, channel, contentType string) {
 	case strings.Contains(name, "."):
 		return name, harmony.ChannelCommentary, json
 	}
-	return "functions." + name, harmony.ChannelCommentary, json
+	return toolname.FunctionRecipient(name), harmony.ChannelCommentary, json
 }
 
 // settings is what a request says besides its messages: the reasoning

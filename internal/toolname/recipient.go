@@ -125,11 +125,11 @@ func (r *Rule) Resolve(s string, fromTool bool) Recipient {
 	case fromTool && s == "assistant":
 		return Recipient{Kind: Assistant, Full: s, Name: s}
 	case recovering && r.functions[s] && !isAddress(s): // (a)
-		return Recipient{Kind: Function, Full: "functions." + s, Name: s}
+		return Recipient{Kind: Function, Full: FunctionRecipient(s), Name: s}
 	case !recovering && s == "all": // (d)
 		return Recipient{Kind: Address, Full: s, Name: s}
 	}
-	if name, ok := strings.CutPrefix(s, "functions."); ok && Valid(name, 0) {
+	if name, ok := strings.CutPrefix(s, FunctionsPrefix); ok && Valid(name, 0) {
 		if recovering || !r.declared || r.functions[name] { // (b)
 			return Recipient{Kind: Function, Full: s, Name: name}
 		}

@@ -9,6 +9,18 @@
 // each of the two readers.
 package toolname
 
+// FunctionsPrefix starts the recipient of a call to a declared function:
+// a call to NAME is addressed "functions.NAME".
+const FunctionsPrefix = "functions."
+
+// FunctionRecipient returns the recipient of a call to the declared function name.
+func FunctionRecipient(name string) string { return FunctionsPrefix + name }
+
+// nameByte reports whether c may be in a tool name.
+func nameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
+}
+
 // Valid reports whether s is a tool name: one or more of a-z, A-Z, 0-9, _
 // and -, and at most max bytes when max > 0.
 func Valid(s string, max int) bool {
@@ -16,8 +28,24 @@ func Valid(s string, max int) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+		if !nameByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidLoose reports whether s is 1 to max bytes (any length when max <=
+// 0) of the bytes of names and dots, in any order: what can follow
+// FunctionsPrefix in a header and be read back as the same name. It is
+// looser than ValidDotted (".x" and "a..b" pass); constrain's envelope
+// declares functions by it.
+func ValidLoose(s string, max int) bool {
+	if s == "" || (max > 0 && len(s) > max) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !nameByte(s[i]) && s[i] != '.' {
 			return false
 		}
 	}
