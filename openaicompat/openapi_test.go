@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/go-harmony/harmony/internal/schemanorm"
 	js "github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/stretchr/testify/require"
 )
@@ -357,8 +358,11 @@ func jsonPath(ptr string) string {
 	if ptr == "" {
 		return b.String()
 	}
-	for _, seg := range strings.Split(ptr[1:], "/") {
-		seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+	segs, err := schemanorm.Pointer(ptr).Tokens()
+	if err != nil {
+		return ptr // not a pointer: shown as it is
+	}
+	for _, seg := range segs {
 		if _, err := strconv.Atoi(seg); err == nil {
 			fmt.Fprintf(&b, "[%s]", seg)
 		} else {
