@@ -1,13 +1,18 @@
 package constrain
 
 import (
-	"reflect"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/msghdr"
+	"github.com/go-harmony/harmony/internal/testsupport/golden"
 	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 )
 
@@ -47,12 +52,11 @@ func handWrittenTrie(enc *harmony.Encoding, choice ToolChoice, opts *EnvelopeOpt
 	return e.nodes, append([]harmony.Token{harmony.TokenStart}, text("assistant")...)
 }
 
-// TestEnvelopeHeadersPinned checks that the envelope's headers, built from
-// internal/msghdr, are token for token those it spelled by hand before,
-// and the tokens harmony renders for the same headers written in gpt-oss's
-// order.
-func TestEnvelopeHeadersPinned(t *testing.T) {
-	enc := testenc.Encoding(t)
+// envelopeTestTools are the tools of TestEnvelopeHeadersPinned: names
+// that are words of the header (json, commentary, to, functions, analysis,
+// final, constrain), one character long, dotted, long enough to take
+// several tokens.
+func envelopeTestTools() []EnvelopeTool {
 	var tools []EnvelopeTool
 	for _, name := range []string{
 		"get_weather", "a", "json", "commentary", "to", "functions", "x.y-z_1", "_", "-", "9",
@@ -61,6 +65,47 @@ func TestEnvelopeHeadersPinned(t *testing.T) {
 	} {
 		tools = append(tools, EnvelopeTool{Name: name})
 	}
+	return tools
+}
+
+// kindNames names the kinds of header in the golden file.
+var kindNames = map[uint8]string{kAnalysis: "analysis", kPreamble: "preamble", kFinal: "final", kCall: "call"}
+
+// envelopeGolden returns the golden text of a header trie and the tokens
+// between messages: next's tokens, then each header from the trie's root
+// (<|message|> included) in the trie's order, its kind, its tool (index and
+// name) for a call, its tokens, and their text.
+func envelopeGolden(t *testing.T, enc *harmony.Encoding, tools []EnvelopeTool, nodes []hnode, next []harmony.Token) string {
+	var b strings.Builder
+	writeTokens := func(toks []harmony.Token) {
+		for _, tok := range toks {
+			fmt.Fprintf(&b, " %d", tok)
+		}
+		text, err := enc.Decode(toks)
+		require.NoError(t, err)
+		fmt.Fprintf(&b, " %q\n", text)
+	}
+	b.WriteString("next")
+	writeTokens(next)
+	for _, seq := range trieHeaders(&Envelope{nodes: nodes}) {
+		nd := nodes[seq.leaf]
+		b.WriteString(kindNames[nd.leaf])
+		if nd.leaf == kCall {
+			fmt.Fprintf(&b, " %d %q", nd.tool, tools[nd.tool].Name)
+		}
+		writeTokens(seq.toks)
+	}
+	return b.String()
+}
+
+// TestEnvelopeHeadersPinned pins the envelope's headers, for each tool
+// choice, to testdata/envelope_headers.txt; checks that each node of the
+// trie is of the kinds of the headers through it; and that the headers are
+// the tokens harmony renders for the same headers written in gpt-oss's
+// order.
+func TestEnvelopeHeadersPinned(t *testing.T) {
+	enc := testenc.Encoding(t)
+	tools := envelopeTestTools()
 	tests := []struct {
 		name   string
 		opts   EnvelopeOptions
@@ -73,51 +118,57 @@ func TestEnvelopeHeadersPinned(t *testing.T) {
 		{"named", EnvelopeOptions{Tools: tools, Function: "x.y-z_1"}, ToolChoiceRequired},
 		{"one tool", EnvelopeOptions{Tools: tools[:1]}, ToolChoiceAuto},
 	}
+	var out strings.Builder
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			e, err := NewEnvelope(enc, &tt.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			nodes, next := handWrittenTrie(enc, tt.choice, &tt.opts)
-			if !reflect.DeepEqual(e.nodes, nodes) {
-				t.Errorf("header trie differs from the hand-written one:\n got %v\nwant %v", e.nodes, nodes)
-			}
-			if !slices.Equal(e.next, next) {
-				t.Errorf("next = %v, want %v", e.next, next)
-			}
+		e, err := NewEnvelope(enc, &tt.opts)
+		require.NoError(t, err, tt.name)
+		got := envelopeGolden(t, enc, tt.opts.Tools, e.nodes, e.next)
+		nodes, next := handWrittenTrie(enc, tt.choice, &tt.opts)
+		require.Equal(t, envelopeGolden(t, enc, tt.opts.Tools, nodes, next), got, tt.name)
+		require.Equal(t, nodes, e.nodes, tt.name)
+		fmt.Fprintf(&out, "== %s\n%s", tt.name, got)
 
-			// Each header, after "<|start|>assistant", is what harmony
-			// renders for a message whose Header is that header written
-			// in gpt-oss's order.
-			for _, seq := range trieHeaders(e) {
-				nd := e.nodes[seq.leaf]
-				m := harmony.NewTextMessage(harmony.RoleAssistant, "x")
-				switch nd.leaf {
-				case kAnalysis:
-					m = m.WithChannel(harmony.ChannelAnalysis)
-				case kPreamble:
-					m = m.WithChannel(harmony.ChannelCommentary)
-				case kFinal:
-					m = m.WithChannel(harmony.ChannelFinal)
-				case kCall:
-					m = m.WithChannel(harmony.ChannelCommentary).
-						WithRecipient("functions." + tt.opts.Tools[nd.tool].Name).
-						WithContentType(msghdr.JSONContentType)
-				}
-				f := msghdr.Fields{Author: string(m.Role), Recipient: m.Recipient, Channel: m.Channel, ContentType: m.ContentType}
-				m.Header = f.Text(msghdr.GptOss)
-				rendered, err := enc.RenderMessage(m, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := append(slices.Clone(e.next), seq.toks...)
-				if !slices.Equal(rendered[:min(len(want), len(rendered))], want) {
-					t.Errorf("header %q: envelope %v, harmony renders %v", m.Header, want, rendered)
-				}
+		// Each node is of the kinds of the headers through it.
+		var kinds func(at int32) uint8
+		kinds = func(at int32) uint8 {
+			k := e.nodes[at].leaf
+			for _, kid := range e.nodes[at].kids {
+				k |= kinds(kid)
 			}
-		})
+			if k != e.nodes[at].kinds {
+				require.Failf(t, "node kinds", "%s: node %d is of kinds %b, its headers %b", tt.name, at, e.nodes[at].kinds, k)
+			}
+			return k
+		}
+		kinds(0)
+
+		// Each header, after "<|start|>assistant", is what harmony
+		// renders for a message whose Header is that header written
+		// in gpt-oss's order.
+		for _, seq := range trieHeaders(e) {
+			nd := e.nodes[seq.leaf]
+			m := harmony.NewTextMessage(harmony.RoleAssistant, "x")
+			switch nd.leaf {
+			case kAnalysis:
+				m = m.WithChannel(harmony.ChannelAnalysis)
+			case kPreamble:
+				m = m.WithChannel(harmony.ChannelCommentary)
+			case kFinal:
+				m = m.WithChannel(harmony.ChannelFinal)
+			case kCall:
+				m = m.WithChannel(harmony.ChannelCommentary).
+					WithRecipient("functions." + tt.opts.Tools[nd.tool].Name).
+					WithContentType(msghdr.JSONContentType)
+			}
+			f := msghdr.Fields{Author: string(m.Role), Recipient: m.Recipient, Channel: m.Channel, ContentType: m.ContentType}
+			m.Header = f.Text(msghdr.GptOss)
+			rendered, err := enc.RenderMessage(m, nil)
+			require.NoError(t, err)
+			want := append(slices.Clone(e.next), seq.toks...)
+			assert.Equal(t, want, rendered[:min(len(want), len(rendered))], "%s: header %q", tt.name, m.Header)
+		}
 	}
+	golden.Check(t, filepath.Join("testdata", "envelope_headers.txt"), []byte(out.String()))
 }
 
 type trieHeader struct {
