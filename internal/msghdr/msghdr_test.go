@@ -1,8 +1,9 @@
 package msghdr
 
 import (
-	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestText(t *testing.T) {
@@ -29,12 +30,8 @@ func TestText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for o, want := range map[Order]string{Reference: tt.reference, GptOss: tt.gptOss} {
-			if got := tt.f.Text(o); got != want {
-				t.Errorf("%+v.Text(%d) = %q, want %q", tt.f, o, got, want)
-			}
-			if got := string(tt.f.AppendText([]byte("x"), o)); got != "x"+want {
-				t.Errorf("%+v.AppendText(%d) = %q, want %q", tt.f, o, got, "x"+want)
-			}
+			assert.Equal(t, want, tt.f.Text(o), "%+v.Text(%d)", tt.f, o)
+			assert.Equal(t, "x"+want, string(tt.f.AppendText([]byte("x"), o)), "%+v.AppendText(%d)", tt.f, o)
 		}
 	}
 
@@ -42,15 +39,14 @@ func TestText(t *testing.T) {
 	for p := range Pieces(Reference, call.Author, call.Name, call.Recipient, call.Channel, call.ContentType) {
 		kinds = append(kinds, p.Kind)
 	}
-	if want := []Kind{Text, Text, Channel, Text, Text, Constrain, Text}; !slices.Equal(kinds, want) {
-		t.Errorf("kinds of the reference pieces = %v, want %v", kinds, want)
-	}
+	assert.Equal(t, []Kind{Text, Text, Channel, Text, Text, Constrain, Text}, kinds, "kinds of the reference pieces")
 	n := 0
 	for range Pieces(GptOss, call.Author, call.Name, call.Recipient, call.Channel, call.ContentType) {
 		if n++; n == 3 {
 			break // stopping early is allowed
 		}
 	}
+	assert.Equal(t, 3, n, "pieces yielded before the loop stopped")
 }
 
 func TestCutMarker(t *testing.T) {
@@ -72,15 +68,12 @@ func TestCutMarker(t *testing.T) {
 	}
 	for _, tt := range tests {
 		before, k, after, found := CutMarker(tt.s)
-		if before != tt.before || k != tt.k || after != tt.after || found != tt.found {
-			t.Errorf("CutMarker(%q) = %q, %d, %q, %v; want %q, %d, %q, %v",
-				tt.s, before, k, after, found, tt.before, tt.k, tt.after, tt.found)
-		}
+		assert.Equal(t, []any{tt.before, tt.k, tt.after, tt.found}, []any{before, k, after, found}, "CutMarker(%q)", tt.s)
 	}
-	if !IsMarker(ChannelMarker) || !IsMarker(ConstrainMarker) || IsMarker("<|start|>") {
-		t.Error("IsMarker")
-	}
-	if Channel.Marker() != ChannelMarker || Constrain.Marker() != ConstrainMarker || Text.Marker() != "" {
-		t.Error("Kind.Marker")
-	}
+	assert.True(t, IsMarker(ChannelMarker), "IsMarker(ChannelMarker)")
+	assert.True(t, IsMarker(ConstrainMarker), "IsMarker(ConstrainMarker)")
+	assert.False(t, IsMarker("<|start|>"), "IsMarker(<|start|>)")
+	assert.Equal(t, ChannelMarker, Channel.Marker())
+	assert.Equal(t, ConstrainMarker, Constrain.Marker())
+	assert.Equal(t, "", Text.Marker())
 }
