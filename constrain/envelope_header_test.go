@@ -7,13 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/msghdr"
 	"github.com/go-harmony/harmony/internal/testsupport/golden"
 	"github.com/go-harmony/harmony/internal/testsupport/testenc"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // envelopeTestTools are the tools of TestEnvelopeHeadersPinned: names
@@ -35,11 +34,11 @@ func envelopeTestTools() []EnvelopeTool {
 // kindNames names the kinds of header in the golden file.
 var kindNames = map[uint8]string{kAnalysis: "analysis", kPreamble: "preamble", kFinal: "final", kCall: "call"}
 
-// envelopeGolden returns the golden text of a header trie and the tokens
-// between messages: next's tokens, then each header from the trie's root
+// envelopeGolden returns the golden text of e's header trie and the
+// tokens between messages: e.next's tokens, then each header from the trie's root
 // (<|message|> included) in the trie's order, its kind, its tool (index and
 // name) for a call, its tokens, and their text.
-func envelopeGolden(t *testing.T, enc *harmony.Encoding, tools []EnvelopeTool, nodes []hnode, next []harmony.Token) string {
+func envelopeGolden(t *testing.T, enc *harmony.Encoding, tools []EnvelopeTool, e *Envelope) string {
 	var b strings.Builder
 	writeTokens := func(toks []harmony.Token) {
 		for _, tok := range toks {
@@ -50,9 +49,9 @@ func envelopeGolden(t *testing.T, enc *harmony.Encoding, tools []EnvelopeTool, n
 		fmt.Fprintf(&b, " %q\n", text)
 	}
 	b.WriteString("next")
-	writeTokens(next)
-	for _, seq := range trieHeaders(&Envelope{nodes: nodes}) {
-		nd := nodes[seq.leaf]
+	writeTokens(e.next)
+	for _, seq := range trieHeaders(e) {
+		nd := e.nodes[seq.leaf]
 		b.WriteString(kindNames[nd.leaf])
 		if nd.leaf == kCall {
 			fmt.Fprintf(&b, " %d %q", nd.tool, tools[nd.tool].Name)
@@ -85,7 +84,7 @@ func TestEnvelopeHeadersPinned(t *testing.T) {
 	for _, tt := range tests {
 		e, err := NewEnvelope(enc, &tt.opts)
 		require.NoError(t, err, tt.name)
-		got := envelopeGolden(t, enc, tt.opts.Tools, e.nodes, e.next)
+		got := envelopeGolden(t, enc, tt.opts.Tools, e)
 		fmt.Fprintf(&out, "== %s\n%s", tt.name, got)
 
 		// Each node is of the kinds of the headers through it.
