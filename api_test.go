@@ -34,7 +34,7 @@ var apiPackages = map[string]string{
 // one declaration a line, so that a change of API shows in review as a
 // change of that file. After a deliberate change, run
 //
-//	go test -run TestAPI -update .
+//	go test . -run TestAPI -update
 func TestAPI(t *testing.T) {
 	for dir, name := range apiPackages {
 		got := strings.Join(apiLines(t, dir), "\n") + "\n"
@@ -45,8 +45,8 @@ func TestAPI(t *testing.T) {
 			continue
 		}
 		want, err := os.ReadFile(file)
-		require.NoError(t, err, "run go test -run TestAPI -update . to write it")
-		assert.Empty(t, lineDiff(string(want), got), "the exported API of %s differs from %s as shown. If the change is deliberate, run go test -run TestAPI -update . and commit %s.", name, file, file)
+		require.NoError(t, err, "run go test . -run TestAPI -update to write it")
+		assert.Empty(t, lineDiff(string(want), got), "the exported API of %s differs from %s as shown. If the change is deliberate, run go test . -run TestAPI -update and commit %s.", name, file, file)
 	}
 }
 

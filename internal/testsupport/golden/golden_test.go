@@ -3,6 +3,7 @@ package golden
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -46,4 +47,15 @@ func TestCheck(t *testing.T) {
 
 	assert.False(t, check(t, path, []byte("a\n")), "the same contents pass")
 	assert.True(t, check(t, path, []byte("b\n")), "other contents fail")
+}
+
+func TestCheckLarge(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "large.txt")
+	big := []byte(strings.Repeat("line\n", 4000))
+	require.NoError(t, os.WriteFile(path, big, 0o644))
+	assert.False(t, check(t, path, big), "the same large contents pass")
+	changed := append([]byte(nil), big...)
+	changed[len(changed)-2] = 'x'
+	assert.True(t, check(t, path, changed), "a change on the last line fails")
+	assert.True(t, check(t, path, big[:len(big)-5]), "a missing line fails")
 }
