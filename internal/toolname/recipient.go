@@ -77,23 +77,29 @@ func (r Recipient) Valid() bool {
 type Rule struct {
 	policy     Policy
 	declared   bool            // a list of declarations is non-nil
-	functions  map[string]bool // the declared functions with valid names
+	functions  map[string]bool // the declared functions with valid names, or with spaces
+	spaced     []string        // the declared functions whose names hold white space
 	namespaces map[string]bool // the declared namespaces, but ""
 }
 
 // NewRule returns the rule under policy p for the functions (their names
 // without "functions.") and the other tool namespaces ("browser", "python",
 // or any other, whose tools are called "NS" or "NS.TOOL") a prompt declares.
-// Function names that are not valid are ignored, as is the namespace "".
-// Under Call a namespace may also be a whole dotted name ("browser.search").
+// Function names that are neither valid nor [Spaced] are ignored, as is
+// the namespace "". Under Call a namespace may also be a whole dotted name
+// ("browser.search").
 func NewRule(p Policy, functions, namespaces []string) Rule {
 	r := Rule{policy: p, declared: functions != nil || namespaces != nil}
 	for _, f := range functions {
-		if Valid(f, 0) {
+		spaced := Spaced(f)
+		if Valid(f, 0) || spaced {
 			if r.functions == nil {
 				r.functions = make(map[string]bool, len(functions))
 			}
 			r.functions[f] = true
+		}
+		if spaced {
+			r.spaced = append(r.spaced, f)
 		}
 	}
 	for _, n := range namespaces {
@@ -113,7 +119,8 @@ func NewRule(p Policy, functions, namespaces []string) Rule {
 //   - assistant, for a tool's reply;
 //   - a declared function written without its namespace (a);
 //   - all, under Call (d);
-//   - functions.NAME, NAME a valid name, if that function is callable (b);
+//   - functions.NAME, NAME a valid name or a declared one with spaces
+//     ([Spaced]), if that function is callable (b);
 //   - a built-in tool, python or browser.TOOL, or a declared namespace's
 //     tool, spelled as (c) says, if callable (b);
 //   - user, assistant, all or final, under Recover (d);
@@ -129,7 +136,7 @@ func (r *Rule) Resolve(s string, fromTool bool) Recipient {
 	case !recovering && s == "all": // (d)
 		return Recipient{Kind: Address, Full: s, Name: s}
 	}
-	if name, ok := strings.CutPrefix(s, FunctionsPrefix); ok && Valid(name, 0) {
+	if name, ok := strings.CutPrefix(s, FunctionsPrefix); ok && (Valid(name, 0) || r.functions[name]) {
 		if recovering || !r.declared || r.functions[name] { // (b)
 			return Recipient{Kind: Function, Full: s, Name: name}
 		}
@@ -142,6 +149,47 @@ func (r *Rule) Resolve(s string, fromTool bool) Recipient {
 		return Recipient{Kind: Address, Full: s, Name: s}
 	}
 	return Recipient{}
+}
+
+// Spaced reports whether s is a declared function's name that holds white
+// space between its words ("Web Search", as some APIs allow): words of the
+// bytes of names, each separated by one space. A header cannot write such a
+// name unambiguously, so a reader finds it in the header by [Rule.Declared]
+// before splitting the header into words.
+func Spaced(s string) bool {
+	if !strings.Contains(s, " ") {
+		return false
+	}
+	for _, w := range strings.Split(s, " ") {
+		if !Valid(w, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// Declared returns the length of the recipient at the start of s (header
+// text right after "to=") when it is a declared function whose name holds
+// white space, written with or without "functions.", and ends there (at the
+// end of s, at white space or at a special token's "<|"); the longest such
+// name wins. It returns 0 when s starts with none: the recipient then ends
+// at the first white space, as any other.
+func (r *Rule) Declared(s string) int {
+	best := 0
+	for _, f := range r.spaced {
+		for _, w := range [...]string{FunctionsPrefix + f, f} {
+			if len(w) > best && strings.HasPrefix(s, w) && (len(s) == len(w) || boundary(s[len(w):])) {
+				best = len(w)
+			}
+		}
+	}
+	return best
+}
+
+// boundary reports whether rest starts where a header word ends.
+func boundary(rest string) bool {
+	c := rest[0]
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || strings.HasPrefix(rest, "<|")
 }
 
 // builtin reports whether s is a tool of a namespace other than functions

@@ -8,7 +8,7 @@ import (
 
 // TestResolveRecover pins the rule of the parser's recovery mode.
 func TestResolveRecover(t *testing.T) {
-	r := NewRule(Recover, []string{"get_weather", "user", "bad name"}, []string{"container", ""})
+	r := NewRule(Recover, []string{"get_weather", "user", "bad/name"}, []string{"container", ""})
 	for _, c := range []struct {
 		s        string
 		fromTool bool
@@ -34,6 +34,7 @@ func TestResolveRecover(t *testing.T) {
 		{"all", false, Recipient{Address, "all", "all"}},
 		{"final", false, Recipient{Address, "final", "final"}}, // (d)
 		{"bad name", false, Recipient{}},
+		{"bad/name", false, Recipient{}},
 		{"", false, Recipient{}},
 	} {
 		got := r.Resolve(c.s, c.fromTool)
