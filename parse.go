@@ -37,6 +37,9 @@ const (
 	//     bare word before the channel is the recipient if it is a valid
 	//     one; a word after the channel that is not "to=…" is the content
 	//     type, as is the word after <|constrain|>.
+	//   - A "to=" followed by a function of Functions whose name holds
+	//     spaces ("to=functions.Web Search") names it whole: declared names
+	//     are matched before the header is split at white space.
 	//   - A recipient is valid only if it is functions.NAME, browser.TOOL,
 	//     python, a namespace of Namespaces (alone or with .TOOL), a
 	//     function of Functions named without "functions." (read as
@@ -46,9 +49,22 @@ const (
 	//   - A channel other than analysis, commentary and final makes the
 	//     message analysis; of several channels in one header, analysis
 	//     wins, else the last (the model began the header again).
-	//   - Text outside any valid header (a header cut short by a stop token
-	//     or the end of the output, or without a <|message|>) becomes an
-	//     analysis message, never final content, and never a tool call.
+	//   - A header cut short (by a stop token, the end of the output or a
+	//     <|start|>) or left without <|message|> gives only its fields: its
+	//     words (the role, <|channel|> and the channel word, "to=" words,
+	//     <|constrain|> and its type word, a bare json after them) are
+	//     dropped, never text, and the text around them is kept. That text
+	//     is final content when the header names the final channel exactly,
+	//     with no text before it and no "to="; otherwise it is analysis,
+	//     never a tool call. A channel word run into text
+	//     ("commentary?commentary?We need") ends after the channel names.
+	//   - A "to=X" word that ends the content right before an interrupting
+	//     <|channel|> is the recipient of the message that <|channel|>
+	//     begins, if X is a valid recipient (the word stays in the content
+	//     already read).
+	//   - An assistant message "to=assistant" that is not final (a tool's
+	//     reply the model wrote itself and ends with <|call|>) is analysis:
+	//     neither an answer nor a call.
 	//   - Special tokens inside content, other than those above and the
 	//     stop tokens, are dropped; an unknown token id becomes U+FFFD and
 	//     the rest of the message is kept; invalid UTF-8 in a header is
@@ -89,7 +105,9 @@ type ParseOptions struct {
 
 	// Functions are the names of the functions the prompt declared,
 	// without "functions." (names that are not valid function names are
-	// ignored), and Namespaces the other tool namespaces it declared:
+	// ignored, but for valid words with single spaces between, "Web
+	// Search", which recovery matches whole), and Namespaces the other
+	// tool namespaces it declared:
 	// "browser" (whose tools are called "browser.TOOL"), "python" (called
 	// "python"), or another namespace NS (called "NS" or "NS.TOOL").
 	// ParseRecover reads a recipient that is one of Functions without its

@@ -17,8 +17,9 @@ import (
 // headerItems splits header text into words at ASCII white space and around
 // the text of special tokens: "<|channel|>" and "<|constrain|>" are items of
 // their own, any other special token's text separates words and is counted
-// as dropped.
-func headerItems(dst []string, s string) (items []string, dropped int) {
+// as dropped. A "to=" word that names a declared function with spaces in its
+// name (tools.Declared) is one word, spaces and all.
+func headerItems(dst []string, s string, tools *toolname.Rule) (items []string, dropped int) {
 	items = dst
 	word := -1
 	flush := func(end int) {
@@ -48,6 +49,13 @@ func headerItems(dst []string, s string) (items []string, dropped int) {
 		}
 		if word < 0 {
 			word = i
+			if strings.HasPrefix(s[i:], msghdr.RecipientPrefix) {
+				if n := tools.Declared(s[i+len(msghdr.RecipientPrefix):]); n > 0 {
+					i += len(msghdr.RecipientPrefix) + n
+					flush(i)
+					continue
+				}
+			}
 		}
 		i++
 	}
@@ -60,7 +68,7 @@ func headerItems(dst []string, s string) (items []string, dropped int) {
 // what it cannot place is dropped and counted.
 func (p *StreamParser) recoverHeader(s string, role Role) (h header, dropped int) {
 	var buf [16]string
-	items, dropped := headerItems(buf[:0], s)
+	items, dropped := headerItems(buf[:0], s, &p.tools)
 	i := 0
 	switch {
 	case role != "":
@@ -77,6 +85,7 @@ func (p *StreamParser) recoverHeader(s string, role Role) (h header, dropped int
 	h.role = role
 	afterChannel := false
 	toUnknown := false // a "to=" that names no valid recipient, nor the user
+	toSelf := false    // a "to=assistant" in an assistant's message
 	for ; i < len(items); i++ {
 		it := items[i]
 		switch {
@@ -117,6 +126,9 @@ func (p *StreamParser) recoverHeader(s string, role Role) (h header, dropped int
 			case h.recipient == "" && r.Kind != toolname.Address:
 				toUnknown = true
 				dropped++
+			case role == RoleAssistant && r.Full == string(RoleAssistant):
+				toSelf = true
+				dropped++
 			default:
 				dropped++
 			}
@@ -136,35 +148,175 @@ func (p *StreamParser) recoverHeader(s string, role Role) (h header, dropped int
 		// Meant for a tool that is not one: never content, never a call.
 		h.channel = ChannelAnalysis
 	}
+	if toSelf && h.recipient == "" && h.channel != ChannelFinal {
+		// The assistant writing to itself off the final channel: a tool's
+		// reply it made up (it ends it with <|call|>), no answer.
+		h.channel = ChannelAnalysis
+	}
 	return h, dropped
 }
 
-// headerlessText returns the text of a header cut short by a stop token, for
-// recovery: the header's words without the role written again and without
-// the channel marker and its word, white space as the model wrote it.
-func headerlessText(s string, role Role) string {
+// headerless reads a header that recovery cannot complete (cut short by a
+// stop token, the end of the output or a <|start|>, or left without
+// <|message|>): its words contribute only their fields and are dropped
+// (counted), and the text around them is kept, white space as the model
+// wrote it but at its ends. The header's words are the role written again
+// at its start, each <|channel|> and the channel word after it, each "to="
+// word (a declared name with spaces whole), each <|constrain|> and the type
+// word after it, and a bare content type right after another header word.
+// The text is final when the header names the final channel exactly, has
+// no text before it and addresses no tool (never a call); otherwise it is
+// analysis (a commentary header cut short is most often a call's, broken).
+func (p *StreamParser) headerless(s string, role Role) (text, channel string, dropped int) {
 	s = strings.TrimLeft(s, " \t\n\f\r")
 	if role != "" {
-		if rest, ok := strings.CutPrefix(s, string(role)); ok && (rest == "" || strings.HasPrefix(rest, "<|") || isASCIISpace(rest[0])) {
+		if rest, ok := strings.CutPrefix(s, string(role)); ok && (rest == "" || strings.HasPrefix(rest, "<|") ||
+			strings.HasPrefix(rest, msghdr.RecipientPrefix) || isASCIISpace(rest[0])) {
 			s = rest
 		}
 	}
-	if i := strings.Index(s, msghdr.ChannelMarker); i >= 0 {
-		after := s[i+len(msghdr.ChannelMarker):]
-		end := strings.IndexFunc(after, func(r rune) bool { return r == '<' || r < 0x80 && isASCIISpace(byte(r)) })
-		if end < 0 {
-			end = len(after)
+	var b strings.Builder
+	named := true      // every channel word is a channel's exact name
+	before := false    // text came before the first <|channel|>
+	addressed := false // a "to=" names something other than the user or the assistant
+	afterWord := false // the last item was a header word: a bare content type may follow
+	seen := false      // a <|channel|> came
+	for i := 0; i < len(s); {
+		if isASCIISpace(s[i]) {
+			b.WriteByte(s[i])
+			i++
+			continue
 		}
-		s = s[:i] + after[end:]
-	}
-	for {
-		i, j, _ := findSpecial(s, 0)
-		if i < 0 {
-			break
+		if s[i] == '<' {
+			if j, k, t := findSpecial(s[:min(len(s), i+maxSpecialLen)], i); j == i {
+				dropped++
+				i = k
+				switch t {
+				case TokenChannel:
+					n, name := channelWord(s[k:])
+					if n == 0 {
+						// "<|channel|> final": the name after blanks, if it is one
+						rest := strings.TrimLeft(s[k:], " \t")
+						if startsWithChannel(rest) {
+							m, c := channelWord(rest)
+							n, name = len(s[k:])-len(rest)+m, c
+						}
+					}
+					i += n
+					seen = true
+					switch {
+					case name == "":
+						named = false
+					case channel != ChannelAnalysis:
+						channel = name // of several, analysis wins, else the last
+					}
+					afterWord = true
+				case TokenConstrain:
+					sp := len(s[k:]) - len(strings.TrimLeft(s[k:], " \t"))
+					i += sp + wordLen(s[k+sp:]) // the type word, after any blanks
+					afterWord = true
+				}
+				continue
+			}
 		}
-		s = s[:i] + s[j:]
+		n := wordLen(s[i:])
+		switch w := s[i : i+n]; {
+		case strings.HasPrefix(w, msghdr.RecipientPrefix):
+			r := s[i+len(msghdr.RecipientPrefix):]
+			if m := p.tools.Declared(r); m > 0 {
+				n = len(msghdr.RecipientPrefix) + m
+			}
+			if p.recipient(role, s[i+len(msghdr.RecipientPrefix):i+n]).Kind != toolname.Address {
+				addressed = true
+			}
+			dropped++
+			afterWord = true
+		case afterWord && seen && isContentTypeWord(w):
+			dropped++
+			afterWord = false
+		default:
+			b.WriteString(w)
+			before = before || !seen
+			afterWord = false
+		}
+		i += n
 	}
-	return strings.Trim(s, " \t\n\f\r")
+	if before || addressed || !named || channel != ChannelFinal {
+		channel = ChannelAnalysis // commentary too: the header of a call or a preamble, broken
+	}
+	return strings.Trim(b.String(), " \t\n\f\r"), channel, dropped
+}
+
+// wordLen returns the length of the header word at the start of s: up to
+// ASCII white space or a special token's "<|".
+func wordLen(s string) int {
+	for i := 0; i < len(s); i++ {
+		if isASCIISpace(s[i]) || s[i] == '<' && i+1 < len(s) && s[i+1] == '|' {
+			return i
+		}
+	}
+	return len(s)
+}
+
+// channelWord returns the length of the channel word at the start of s,
+// after a <|channel|> of a header without <|message|>, and the channel it
+// names exactly, or "". A word that is a channel's name followed by text
+// without white space between ("commentary?commentary?We need") is the
+// run of channel names and the punctuation after each, so that the text
+// after it stays text; it names no channel (analysis).
+func channelWord(s string) (n int, channel string) {
+	for _, c := range [...]string{ChannelAnalysis, ChannelCommentary, ChannelFinal} {
+		if strings.HasPrefix(s, c) && (len(s) == len(c) || wordLen(s[len(c):]) == 0) {
+			return len(c), c
+		}
+	}
+	j := 0
+	for more := true; more; {
+		more = false
+		for _, c := range [...]string{ChannelAnalysis, ChannelCommentary, ChannelFinal} {
+			if strings.HasPrefix(s[j:], c) {
+				j += len(c)
+				for j < len(s) && isChannelPunct(s[j]) {
+					j++
+				}
+				more = true
+				break
+			}
+		}
+	}
+	if j > 0 && (j == len(s) || !('a' <= s[j] && s[j] <= 'z')) {
+		return j, ""
+	}
+	return wordLen(s), ""
+}
+
+// startsWithChannel reports whether s starts with a channel's name.
+func startsWithChannel(s string) bool {
+	return strings.HasPrefix(s, ChannelAnalysis) || strings.HasPrefix(s, ChannelCommentary) || strings.HasPrefix(s, ChannelFinal)
+}
+
+// isChannelPunct reports whether c is ASCII punctuation that may follow a
+// channel's name in a garbled channel word.
+func isChannelPunct(c byte) bool {
+	return c > ' ' && c < 0x7f && c != '<' && !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9')
+}
+
+// isContentTypeWord reports whether w, bare after a header word of a header
+// without <|message|>, is a content type rather than text: json or code, as
+// gpt-oss writes them, or a media type ("application/json").
+func isContentTypeWord(w string) bool {
+	if w == "json" || w == "code" {
+		return true
+	}
+	if !strings.Contains(w, "/") {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("./+-", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 func isASCIISpace(c byte) bool {

@@ -56,7 +56,7 @@ func TestRecover(t *testing.T) {
 			[]Message{a("analysis", "I'm sorry, but I can't help with that.")}, 0},
 		{"header cut short by a stop token", RoleAssistant,
 			"<|channel|>final The answer is\n4.<|return|>",
-			[]Message{a("analysis", "The answer is\n4.")}, 0},
+			[]Message{a("final", "The answer is\n4.")}, 1},
 		{"channel without <|start|>assistant", RoleAssistant,
 			`<|channel|>analysis<|message|>think<|end|><|channel|>final<|message|>Answer<|return|>`,
 			[]Message{a("analysis", "think"), a("final", "Answer")}, 0},
@@ -142,7 +142,9 @@ func TestRecoverFunctions(t *testing.T) {
 	// Undeclared, or not a valid name, or the assistant's own address: as before.
 	analysis := NewTextMessage(RoleAssistant, `{"city":"Oslo"}`).WithChannel(ChannelAnalysis)
 	assert.Equal(t, []Message{analysis}, parse(`<|channel|>commentary to=get_weather<|message|>{"city":"Oslo"}<|call|>`, "get_time"))
-	assert.Equal(t, []Message{analysis.WithContentType("weather")}, parse(`<|channel|>commentary to=get weather<|message|>{"city":"Oslo"}<|call|>`, "get weather"))
+	assert.Equal(t, []Message{analysis.WithContentType("weather")}, parse(`<|channel|>commentary to=get weather<|message|>{"city":"Oslo"}<|call|>`, "get_weather"))
+	// A declared name with a space is matched before the header is split.
+	assert.Equal(t, []Message{call.WithRecipient("functions.get weather")}, parse(`<|channel|>commentary to=get weather<|message|>{"city":"Oslo"}<|call|>`, "get weather"))
 	assert.Equal(t, []Message{NewTextMessage(RoleAssistant, "Hi").WithChannel(ChannelFinal)},
 		parse(`<|channel|>final to=assistant<|message|>Hi<|return|>`, "assistant"))
 }

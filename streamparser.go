@@ -2,9 +2,11 @@ package harmony
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/go-harmony/harmony/internal/msghdr"
 	"github.com/go-harmony/harmony/internal/o200k"
 	"github.com/go-harmony/harmony/internal/toolname"
 	"github.com/go-harmony/harmony/internal/utf8x"
@@ -62,6 +64,7 @@ type StreamParser struct {
 	noEvents   bool    // ParseCompletion: nobody reads the events
 	needsStart bool    // the first message's start is still to be reported
 	dropped    int     // what recovery dropped
+	pendingTo  string  // the recipient of the header being read, from a "to=" word before its <|channel|>
 
 	messages []Message
 	tokens   []Token
@@ -109,6 +112,7 @@ func (p *StreamParser) Reset() {
 	p.deltaStart, p.deltaEnd = 0, 0
 	p.clearEvents()
 	p.dropped = 0
+	p.pendingTo = ""
 	p.messages = nil
 	p.tokens = p.tokens[:0]
 	p.index = 0
@@ -190,6 +194,12 @@ func (p *StreamParser) step(t Token, eos bool) error {
 			text := p.headerTextLossy()
 			h, dropped := p.recoverHeader(text, p.nextRole)
 			p.dropped += dropped
+			if p.pendingTo != "" {
+				if h.recipient == "" {
+					h.recipient = p.pendingTo
+				}
+				dropped = -1 // not a header the model wrote whole: no form to keep
+			}
 			if p.keepForms && dropped == 0 {
 				p.formBuf = h.keepForm(text, p.nextRole, p.formBuf)
 			}
@@ -239,8 +249,10 @@ func (p *StreamParser) step(t Token, eos bool) error {
 			p.finishMessage() // the model forgot the <|end|>
 			p.beginHeader("")
 		case p.mode == ParseRecover && t == TokenChannel:
+			to := p.trailingRecipient()
 			p.finishMessage() // the model forgot <|end|><|start|>assistant
 			p.beginHeader(RoleAssistant)
+			p.pendingTo = to
 			p.header = append(p.header, t)
 		case p.mode == ParseRecover && isSpecial(t):
 			p.dropped++ // <|message|>, <|constrain|> or a reserved token in content
@@ -293,6 +305,7 @@ func (p *StreamParser) clearEvents() {
 func (p *StreamParser) beginHeader(role Role) {
 	p.state = StateHeader
 	p.nextRole = role
+	p.pendingTo = ""
 	p.header = p.header[:0]
 	p.emit(Event{Kind: EventMessageStart})
 }
@@ -322,21 +335,41 @@ func (p *StreamParser) wholeMessage(h header, text string) {
 
 // endHeaderless ends a header that recovery cannot complete: a stop token,
 // the end of the output or a <|start|> arrived before its <|message|>. Its
-// text, if any, is text outside any valid header: an analysis message.
+// text, if any, is a message of the channel headerless says.
 func (p *StreamParser) endHeaderless() {
 	role := p.nextRole
 	if role == "" {
 		role = RoleAssistant
 	}
-	text := headerlessText(p.headerTextLossy(), role)
+	text, channel, dropped := p.headerless(p.headerTextLossy(), role)
+	p.dropped += dropped
+	if p.pendingTo != "" {
+		channel = ChannelAnalysis // addressed to a tool: never content, never a call
+	}
 	if text != "" {
-		p.wholeMessage(header{role: role, channel: ChannelAnalysis}, text)
-	} else if len(p.header) > 0 {
+		p.wholeMessage(header{role: role, channel: channel}, text)
+	} else if len(p.header) > 0 && dropped == 0 {
 		p.dropped++
 	}
 	p.state = StateExpectStart
 	p.nextRole = ""
 	p.header = p.header[:0]
+}
+
+// trailingRecipient returns the recipient named by a "to=X" word that ends
+// the content read so far, when X is a valid recipient: the model wrote the
+// header of its next message recipient first and forgot the <|end|><|start|>
+// before it, so a <|channel|> that interrupts the content here belongs to a
+// message to X. The word stays in the content already reported.
+func (p *StreamParser) trailingRecipient() string {
+	content := bytesString(p.arena[p.msgStart:])
+	w := content[strings.LastIndexAny(content, " \t\n\f\r")+1:]
+	if r, ok := strings.CutPrefix(w, msghdr.RecipientPrefix); ok {
+		if rec := p.recipient(p.cur.role, r); rec.Valid() {
+			return rec.Full
+		}
+	}
+	return ""
 }
 
 // headerTextLossy decodes the header tokens for recovery: unknown ids are

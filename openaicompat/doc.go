@@ -165,10 +165,14 @@
 //     text.
 //
 // So Chat content and Responses output_text hold only the text of
-// assistant messages with a valid header on the final or commentary
-// channel: never text from an analysis message, from a header, or from
-// text outside any valid header, which recovery makes analysis (a fuzzer
-// checks this over arbitrary token streams). Where a rule must choose, it
+// assistant messages on the final or commentary channel: never text from
+// an analysis message, a header's words (to=…, channel names,
+// <|constrain|> and its type), or text outside any valid header, which
+// recovery makes analysis, but for the text after a header that names the
+// final channel exactly and lacks only its <|message|> (a fuzzer checks
+// this over arbitrary token streams). An assistant message to itself
+// ("to=assistant", a tool's reply it made up and ends with <|call|>) is
+// reasoning: neither an answer nor a call. Where a rule must choose, it
 // chooses reasoning, or dropping, over content; what was dropped or
 // demoted is counted by the stream converters' Dropped method.
 //
@@ -181,7 +185,8 @@
 //
 // In both modes no tokens at all make an empty response, and in strict mode
 // a header cut off by the token limit (Sampling.Truncated) is dropped;
-// recovery makes its text, if any, reasoning. No input makes this package
+// recovery keeps its text, if any, as reasoning (as the answer after a
+// final channel, as harmony.ParseRecover says). No input makes this package
 // panic.
 //
 // # Reasoning across calls

@@ -71,7 +71,9 @@ type ResponseOptions struct {
 	// any valid tool name. Recovery also reads a recipient written as a
 	// function of Functions without "functions." as that function, and
 	// accepts the recipients of Namespaces (harmony.ParseOptions has the
-	// same two fields). A request's ResponseOptions method fills
+	// same two fields). A function's name may hold single spaces ("Web
+	// Search", as some APIs allow, though a request's tools may not): a
+	// message to "functions.Web Search" is then a call to it. A request's ResponseOptions method fills
 	// Functions; the server adds the namespaces it enabled.
 	Functions  []string
 	Namespaces []string
