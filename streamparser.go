@@ -365,7 +365,7 @@ func (p *StreamParser) trailingRecipient() string {
 	content := bytesString(p.arena[p.msgStart:])
 	w := content[strings.LastIndexAny(content, " \t\n\f\r")+1:]
 	if r, ok := strings.CutPrefix(w, msghdr.RecipientPrefix); ok {
-		if rec := p.recipient(p.cur.role, r); rec.Valid() {
+		if rec := p.recipient(RoleAssistant, r); rec.Valid() { // the next message's, an assistant's
 			return rec.Full
 		}
 	}
