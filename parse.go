@@ -125,6 +125,19 @@ type ParseOptions struct {
 	// rendering the messages again gives back the sampled tokens. Off by
 	// default: the messages are the reference's.
 	KeepHeaders bool
+
+	// Prefill, when set, is the message whose header the prompt already
+	// holds, as [Encoding.RenderConversationWithPrefill] renders it
+	// ("…<|start|>assistant<|channel|>final<|message|>"): the completion
+	// starts inside that message's content, in every mode. Servers
+	// prefill the final channel to force an answer (reasoning off) or the
+	// analysis channel; the bare text the model then writes belongs to
+	// that message, where it would otherwise be text outside any header.
+	// Its header fields (role, name, recipient, channel, content type,
+	// and Header as the renderer writes it) are the first message's; its
+	// Content must be empty, and the role the parser is given must be its
+	// Role. nil: the completion starts in a header.
+	Prefill *Message
 }
 
 // StreamState is the state of the parser's state machine.
@@ -154,7 +167,8 @@ func (s StreamState) String() string {
 // ParseCompletion parses the tokens a model sampled into messages. With role
 // set (usually [RoleAssistant]), the tokens start right after the rendered
 // "<|start|>{role}", in the first message's header; with role "", they start
-// at a <|start|>. A message ends at any stop token or at the end of the tokens.
+// at a <|start|>; with opts.Prefill set, inside the content of that message.
+// A message ends at any stop token or at the end of the tokens.
 // A nil opts means strict parsing. Errors are [*ParseError]s.
 func (e *Encoding) ParseCompletion(tokens []Token, role Role, opts *ParseOptions) ([]Message, error) {
 	p, err := e.newParser(role, opts, false)

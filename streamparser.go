@@ -44,6 +44,7 @@ type StreamParser struct {
 	formBuf   []byte        // keepForm's buffer for the canonical header text
 	keepToks  bool
 	initial   Role
+	prefill   *header // ParseOptions.Prefill's header, or nil
 
 	state    StreamState
 	nextRole Role // role of the next header, when the caller told it
@@ -74,7 +75,8 @@ type StreamParser struct {
 
 // NewStreamParser returns a parser for a completion. With role set (usually
 // [RoleAssistant]), the first token is expected right after the rendered
-// "<|start|>{role}"; with role "", at a <|start|>. A nil opts means strict.
+// "<|start|>{role}"; with role "", at a <|start|>; with opts.Prefill set,
+// inside the content of that message. A nil opts means strict.
 func (e *Encoding) NewStreamParser(role Role, opts *ParseOptions) (*StreamParser, error) {
 	return e.newParser(role, opts, true)
 }
@@ -90,6 +92,13 @@ func (e *Encoding) newParser(role Role, opts *ParseOptions, keepTokens bool) (*S
 		}
 		p.mode, p.keepForms = opts.Mode, opts.KeepHeaders
 		p.tools = toolname.NewRule(toolname.Recover, opts.Functions, opts.Namespaces)
+		if opts.Prefill != nil {
+			h, err := prefillHeader(opts.Prefill, role, p.keepForms)
+			if err != nil {
+				return nil, err
+			}
+			p.prefill = &h
+		}
 	}
 	p.Reset()
 	return p, nil
@@ -107,6 +116,9 @@ func (p *StreamParser) Reset() {
 	}
 	p.header = p.header[:0]
 	p.cur = header{}
+	if p.prefill != nil {
+		p.state, p.nextRole, p.cur = StateContent, "", *p.prefill
+	}
 	p.arena, p.msgStart = nil, 0
 	p.pending = p.pending[:0]
 	p.deltaStart, p.deltaEnd = 0, 0
@@ -127,7 +139,7 @@ func (p *StreamParser) Process(t Token) error {
 	i := p.index
 	p.index++
 	p.clearEvents()
-	if p.state == StateContent && len(p.pending) == 0 && isWholeUTF8(p.whole, t) {
+	if p.state == StateContent && len(p.pending) == 0 && !p.needsStart && isWholeUTF8(p.whole, t) {
 		// The common case, most tokens of a completion: content that is
 		// whole characters, taken as decodeContent would take it.
 		if cap(p.arena)-len(p.arena) < maxTokenBytes {
@@ -160,9 +172,12 @@ func (p *StreamParser) ProcessEOS() error {
 
 func (p *StreamParser) step(t Token, eos bool) error {
 	p.errState = p.state
-	if p.needsStart && !eos {
+	if p.needsStart && (!eos || p.state == StateContent) {
 		p.needsStart = false
 		p.emit(Event{Kind: EventMessageStart})
+		if p.state == StateContent {
+			p.emitHeader() // the prefilled header
+		}
 	}
 	switch p.state {
 	case StateExpectStart:
@@ -316,6 +331,12 @@ func (p *StreamParser) startContent(h header) {
 	p.cur = h
 	p.msgStart = len(p.arena)
 	p.state = StateContent
+	p.emitHeader()
+}
+
+// emitHeader records the header event of the message being read.
+func (p *StreamParser) emitHeader() {
+	h := &p.cur
 	p.emit(Event{Kind: EventHeader, Role: h.role, Name: h.name, Channel: h.channel, Recipient: h.recipient, ContentType: h.contentType})
 }
 
