@@ -91,6 +91,15 @@ type ResponseOptions struct {
 	// right after the rendered "<|start|>assistant" of the prompt. Only for
 	// the stream converters and the *FromTokens functions.
 	ExpectStart bool
+	// Prefill is the assistant message whose header the prompt already
+	// holds (RequestOptions.Prefill, which RenderPrompt rendered): the
+	// tokens start inside its content (harmony.ParseOptions.Prefill), so
+	// that the bare text of a completion prefilled on the final channel is
+	// the answer, and on the analysis channel reasoning; without it, bare
+	// text is reasoning. Set it to the RequestOptions.Prefill the prompt
+	// was rendered with. It must be an assistant message, without
+	// ExpectStart.
+	Prefill *harmony.Message
 	// Echo holds the request parameters a Responses object repeats; its
 	// zero value gives OpenAI's defaults. ResponsesRequest.ResponseOptions
 	// fills it. Chat completions repeat none.
@@ -286,9 +295,9 @@ func newDecoder(enc *harmony.Encoding, o *ResponseOptions) (*decoder, error) {
 	d := &decoder{c: newClassifier(o)}
 	role := harmony.RoleAssistant
 	if o.ExpectStart {
-		role = ""
+		role = "" // with a Prefill, harmony's error: the prefill has a role
 	}
-	po := &harmony.ParseOptions{}
+	po := &harmony.ParseOptions{Prefill: o.Prefill}
 	if !o.Strict {
 		// The parser's recovery takes the same declarations, but for
 		// "functions", which names no namespace of Namespaces (to

@@ -43,7 +43,8 @@ const DefaultCompletionReserve = 4096
 // error (a 500: Conversation refuses whatever a client can send that
 // harmony cannot render). The conversation is rendered with harmony's
 // default options, or with harmony.ReasoningKeepAll when
-// opts.KeepReasoning is set.
+// opts.KeepReasoning is set. With opts.Prefill, the prompt ends in that
+// message's header instead of "<|start|>assistant" (the budget counts it).
 func (r *ChatCompletionRequest) RenderPrompt(enc *harmony.Encoding, conv harmony.Conversation, opts *RequestOptions) ([]harmony.Token, error) {
 	return renderPrompt(enc, conv, opts, "messages", r.MaxOutputTokens(), "")
 }
@@ -76,7 +77,7 @@ func renderPrompt(enc *harmony.Encoding, conv harmony.Conversation, opts *Reques
 		ropts = &harmony.RenderOptions{Reasoning: harmony.ReasoningKeepAll}
 	}
 	if o.ContextWindow <= 0 {
-		return enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, ropts)
+		return o.render(enc, conv, ropts)
 	}
 	if truncation == "" {
 		truncation = o.Truncation
@@ -91,13 +92,9 @@ func renderPrompt(enc *harmony.Encoding, conv harmony.Conversation, opts *Reques
 	var be *harmony.BudgetError
 	switch truncation {
 	case TruncationAuto:
-		prompt, _, err := enc.RenderConversationWithinBudget(conv, harmony.RoleAssistant, b, ropts)
-		if errors.As(err, &be) {
-			return nil, contextLengthExceeded(list, be, "even with its older turns dropped")
-		}
-		return prompt, err
+		return o.renderWithinBudget(enc, conv, b, ropts, list)
 	case TruncationDisabled, "":
-		prompt, err := enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, ropts)
+		prompt, err := o.render(enc, conv, ropts)
 		if err != nil {
 			return nil, err
 		}
@@ -108,6 +105,48 @@ func renderPrompt(enc *harmony.Encoding, conv harmony.Conversation, opts *Reques
 		return prompt, nil
 	}
 	return nil, fmt.Errorf("openaicompat: RequestOptions.Truncation %q is not %q or %q", truncation, TruncationAuto, TruncationDisabled)
+}
+
+// render renders conv for the assistant's completion: after
+// "<|start|>assistant", or inside the message o.Prefill opens.
+func (o *RequestOptions) render(enc *harmony.Encoding, conv harmony.Conversation, ropts *harmony.RenderOptions) ([]harmony.Token, error) {
+	if o.Prefill != nil {
+		return enc.RenderConversationWithPrefill(conv, *o.Prefill, ropts)
+	}
+	return enc.RenderConversationForCompletion(conv, harmony.RoleAssistant, ropts)
+}
+
+// renderWithinBudget is render within budget b, old turns dropped as
+// needed. harmony's budgeted renderer ends its prompt as
+// RenderConversationForCompletion does, with "<|start|>assistant"; with a
+// Prefill, that end becomes the prefilled header, as
+// RenderConversationWithPrefill ends the same messages (both render the
+// messages, then their end), and the budget keeps room for the
+// difference.
+func (o *RequestOptions) renderWithinBudget(enc *harmony.Encoding, conv harmony.Conversation, b harmony.Budget, ropts *harmony.RenderOptions, list string) ([]harmony.Token, error) {
+	var end, prefilled []harmony.Token
+	if o.Prefill != nil {
+		var err error
+		if end, err = enc.RenderConversationForCompletion(harmony.Conversation{}, harmony.RoleAssistant, nil); err != nil {
+			return nil, err
+		}
+		if prefilled, err = enc.RenderConversationWithPrefill(harmony.Conversation{}, *o.Prefill, nil); err != nil {
+			return nil, err
+		}
+		b.Reserve += len(prefilled) - len(end)
+	}
+	prompt, _, err := enc.RenderConversationWithinBudget(conv, harmony.RoleAssistant, b, ropts)
+	var be *harmony.BudgetError
+	if errors.As(err, &be) {
+		extra := len(prefilled) - len(end)
+		be.Tokens += extra // the prefilled header is the prompt's
+		be.Reserve -= extra
+		return nil, contextLengthExceeded(list, be, "even with its older turns dropped")
+	}
+	if err != nil || o.Prefill == nil {
+		return prompt, err
+	}
+	return append(prompt[:len(prompt)-len(end)], prefilled...), nil
 }
 
 // contextLengthExceeded is the error for a prompt that does not fit, in the

@@ -98,6 +98,15 @@ type RequestOptions struct {
 	// without authentication leaves it empty, and every caller shares
 	// it.
 	Owner string
+	// Prefill, when set, is an assistant message whose header
+	// RenderPrompt writes at the end of the prompt, after the
+	// conversation, as harmony's Encoding.RenderConversationWithPrefill
+	// does ("<|start|>assistant<|channel|>final<|message|>" for a Prefill
+	// on the final channel: an answer without reasoning), so that the
+	// completion is that message's content. Its Content must be empty.
+	// Give the same message to the response's converter as
+	// ResponseOptions.Prefill.
+	Prefill *harmony.Message
 }
 
 // ResponseStore gives the items of stored responses, for the Responses
