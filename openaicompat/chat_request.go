@@ -40,12 +40,18 @@ func (r *ChatCompletionRequest) settings() (settings, error) {
 	if s.tools, err = functionTools(r.toolDefs(), r.ToolChoice); err != nil {
 		return s, err
 	}
-	if f := r.ResponseFormat; f != nil {
-		if s.formats, err = outputFormat("response_format", "response format", f.Type, f.JSONSchema, "response_format.json_schema"); err != nil {
-			return s, err
-		}
+	if s.formats, err = r.formats(); err != nil {
+		return s, err
 	}
 	return s, nil
+}
+
+// formats reads the request's response_format (see outputFormat).
+func (r *ChatCompletionRequest) formats() ([]harmony.ResponseFormat, error) {
+	if f := r.ResponseFormat; f != nil {
+		return outputFormat("response_format", "response format", f.Type, f.JSONSchema, "response_format.json_schema")
+	}
+	return nil, nil
 }
 
 // toolDefs returns the request's tools in the form both APIs share.

@@ -61,10 +61,11 @@ func (r *ChatCompletionRequest) MaxOutputTokens() int {
 }
 
 // ResponseOptions returns the [ResponseOptions] the request asks for: its
-// model, reasoning.exclude, stream_options.include_usage, and the functions
-// it lets the model call (Functions, by its tools and tool_choice). The
-// caller adds ids, the time, the built-in tools it enabled (Namespaces),
-// Strict and the rest.
+// model, reasoning.exclude, stream_options.include_usage, the functions
+// it lets the model call (Functions, by its tools and tool_choice), and its
+// json_schema response_format (ResponseFormat). The caller adds ids, the
+// time, the built-in tools it enabled (Namespaces), Strict, the Prefill it
+// rendered and the rest.
 func (r *ChatCompletionRequest) ResponseOptions() ResponseOptions {
 	o := ResponseOptions{Model: r.Model, Functions: declaredFunctions(r.toolDefs(), r.ToolChoice)}
 	if r.Reasoning != nil {
@@ -73,6 +74,7 @@ func (r *ChatCompletionRequest) ResponseOptions() ResponseOptions {
 	if r.StreamOptions != nil {
 		o.StreamUsage = r.StreamOptions.IncludeUsage
 	}
+	o.ResponseFormat = schemaFormat(r.formats())
 	return o
 }
 

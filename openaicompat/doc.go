@@ -162,17 +162,28 @@
 //     built-in tool, declared in ResponseOptions.Functions and Namespaces
 //     when they are set; any other is reasoning;
 //   - everything else on the analysis channel is reasoning, and the rest is
-//     text.
+//     text;
+//   - but a completion that is only text, without any header or special
+//     token before its stop token (which recovery makes analysis), is the
+//     answer when the request asked for a json_schema format
+//     (ResponseOptions.ResponseFormat) and the text is JSON valid for its
+//     schema, as package jsonschema checks it.
+//
+// With ResponseOptions.Prefill, the completion starts inside the message
+// the prompt prefilled (RequestOptions.Prefill): bare text after a final
+// header is the answer, after an analysis header reasoning.
 //
 // So Chat content and Responses output_text hold only the text of
-// assistant messages on the final or commentary channel: never text from
+// assistant messages on the final or commentary channel (prefilled or
+// not), or a bare answer valid for the requested schema: never text from
 // an analysis message, a header's words (to=…, channel names,
-// <|constrain|> and its type), or text outside any valid header, which
-// recovery makes analysis, but for the text after a header that names the
-// final channel exactly and lacks only its <|message|> (a fuzzer checks
-// this over arbitrary token streams). An assistant message to itself
-// ("to=assistant", a tool's reply it made up and ends with <|call|>) is
-// reasoning: neither an answer nor a call. Where a rule must choose, it
+// <|constrain|> and its type), or other text outside any valid header,
+// which recovery makes analysis, but for the text after a header that
+// names the final channel exactly and lacks only its <|message|> (a fuzzer
+// checks this over arbitrary token streams). An assistant message to
+// itself ("to=assistant", a tool's reply it made up and ends with
+// <|call|>) is reasoning: neither an answer nor a call. Where a rule must
+// choose, it
 // chooses reasoning, or dropping, over content; what was dropped or
 // demoted is counted by the stream converters' Dropped method.
 //

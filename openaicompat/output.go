@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/toolname"
+	"github.com/go-harmony/harmony/jsonschema"
 )
 
 // This file holds what the two APIs share on the way out: the options, the
@@ -100,6 +102,14 @@ type ResponseOptions struct {
 	// was rendered with. It must be an assistant message, without
 	// ExpectStart.
 	Prefill *harmony.Message
+	// ResponseFormat is the json_schema format the request asked for
+	// (response_format, text.format; the requests' ResponseOptions
+	// methods set it). Recovery makes a completion that is bare text, with
+	// no header at all, reasoning; when that text is JSON valid for
+	// ResponseFormat's schema (checked by package jsonschema), it is the
+	// answer instead. Not with Prefill, which says where the text belongs,
+	// nor with Strict.
+	ResponseFormat *harmony.ResponseFormat
 	// Echo holds the request parameters a Responses object repeats; its
 	// zero value gives OpenAI's defaults. ResponsesRequest.ResponseOptions
 	// fills it. Chat completions repeat none.
@@ -215,14 +225,30 @@ const (
 // "Malformed output".
 type classifier struct {
 	recover bool
-	tools   toolname.Rule // ResponseOptions.Functions and Namespaces, under toolname.Call
-	dropped int           // messages dropped or demoted to reasoning
+	tools   toolname.Rule           // ResponseOptions.Functions and Namespaces, under toolname.Call
+	format  *harmony.ResponseFormat // ResponseOptions.ResponseFormat, when bare text may answer
+	dropped int                     // messages dropped or demoted to reasoning
 }
 
-// newClassifier returns the classifier of o: its mode, and its declared
-// tools under toolname.Call.
+// newClassifier returns the classifier of o: its mode, its declared tools
+// under toolname.Call, and the format bare text may answer in.
 func newClassifier(o *ResponseOptions) classifier {
-	return classifier{recover: !o.Strict, tools: toolname.NewRule(toolname.Call, o.Functions, o.Namespaces)}
+	c := classifier{recover: !o.Strict, tools: toolname.NewRule(toolname.Call, o.Functions, o.Namespaces)}
+	if c.recover && o.Prefill == nil {
+		c.format = o.ResponseFormat
+	}
+	return c
+}
+
+// formatValidator validates bare answers against the requests' formats:
+// one validator, whose cache of compiled schemas serves every conversion.
+var formatValidator = sync.OnceValue(func() *jsonschema.Validator { return jsonschema.New(nil) })
+
+// bareAnswer says whether text, the whole text of a completion that is
+// bare text without any header (which recovery made reasoning), is the
+// answer: JSON valid for the response format the request asked for.
+func (c *classifier) bareAnswer(text string) bool {
+	return c.format != nil && formatValidator().ValidateResponse(*c.format, text) == nil
 }
 
 // classify says what a message with the given header is, and for a call
@@ -280,8 +306,12 @@ type decoder struct {
 	c    classifier
 	ntok int  // tokens processed
 	open bool // the sink has a message open
-	err  error
-	done bool
+	// bare: the tokens so far are text, then at most one stop token
+	// (stopped), so that the first message is text without any header.
+	bare, stopped bool
+	answer        int // the parser's message that bareAnswer made the answer, or -1
+	err           error
+	done          bool
 
 	span      int // tokens since the last message ended
 	reasoning int // tokens of the analysis messages that ended
@@ -292,7 +322,7 @@ func newDecoder(enc *harmony.Encoding, o *ResponseOptions) (*decoder, error) {
 	if enc == nil {
 		return nil, fmt.Errorf("openaicompat: nil *harmony.Encoding")
 	}
-	d := &decoder{c: newClassifier(o)}
+	d := &decoder{c: newClassifier(o), bare: true, answer: -1}
 	role := harmony.RoleAssistant
 	if o.ExpectStart {
 		role = "" // with a Prefill, harmony's error: the prefill has a role
@@ -335,6 +365,12 @@ func (d *decoder) process(t harmony.Token, s sink) error {
 	}
 	d.ntok++
 	d.span++
+	if d.bare {
+		// Text, then at most one stop token: a completion without
+		// markup, which bareAnswer may read as the answer.
+		d.bare = !d.stopped && (t < harmony.FirstSpecialToken || isStop(t))
+		d.stopped = isStop(t)
+	}
 	if err := d.p.Process(t); err != nil {
 		return d.fail(err)
 	}
@@ -345,12 +381,18 @@ func (d *decoder) process(t harmony.Token, s sink) error {
 
 // events sends the sink what the parser's last call did.
 func (d *decoder) events(s sink, cut bool) error {
-	for _, ev := range d.p.Events() {
+	evs := d.p.Events()
+	for i, ev := range evs {
 		switch ev.Kind {
 		case harmony.EventHeader:
 			k, name, err := d.c.classify(ev.Role, ev.Name, ev.Channel, ev.Recipient)
 			if err != nil {
 				return d.fail(err)
+			}
+			if k == kindReasoning && d.bare && d.c.format != nil {
+				if m, ok := d.whole(evs[i+1:]); ok && d.c.bareAnswer(d.p.Messages()[m].Text()) {
+					k, d.answer = kindText, m
+				}
 			}
 			if k != kindDropped {
 				d.open = true
@@ -370,6 +412,27 @@ func (d *decoder) events(s sink, cut bool) error {
 	return nil
 }
 
+// whole returns the index of the message whose header came before evs,
+// when evs end it too: a message recovery read whole, at its end (text
+// outside any header).
+func (d *decoder) whole(evs []harmony.Event) (int, bool) {
+	for _, ev := range evs {
+		switch ev.Kind {
+		case harmony.EventMessageEnd:
+			return ev.Message, true
+		case harmony.EventDelta:
+		default:
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// isStop reports whether t is a token that ends a message.
+func isStop(t harmony.Token) bool {
+	return t == harmony.TokenEnd || t == harmony.TokenReturn || t == harmony.TokenCall
+}
+
 // count adds the tokens since the last message ended to the reasoning
 // tokens when the messages that ended since are analysis messages: a
 // message's tokens are counted from the end of the one before it (its
@@ -379,8 +442,8 @@ func (d *decoder) count() {
 	if len(msgs) == d.counted {
 		return
 	}
-	for _, m := range msgs[d.counted:] {
-		if m.Channel == harmony.ChannelAnalysis {
+	for i, m := range msgs[d.counted:] {
+		if m.Channel == harmony.ChannelAnalysis && d.counted+i != d.answer {
 			d.reasoning += d.span
 			break
 		}

@@ -611,6 +611,15 @@ func outputFormat(param, what, typ string, schema *JSONSchema, schemaParam strin
 	return nil, reqErr(-1, param+".type", ErrInvalidRequest, "%s %q is not text, json_object or json_schema", what, clip(typ))
 }
 
+// schemaFormat returns the one format outputFormat read, or nil for none
+// or an error: the format a response's bare text may answer in.
+func schemaFormat(formats []harmony.ResponseFormat, err error) *harmony.ResponseFormat {
+	if err != nil || len(formats) != 1 {
+		return nil
+	}
+	return &formats[0]
+}
+
 // flatten concatenates the text of the content parts of message or item i,
 // at its field field, with no separator. read returns a part's type and,
 // when the part is text, its text and true. A part of type imageType is

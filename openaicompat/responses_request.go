@@ -99,14 +99,19 @@ func (r *ResponsesRequest) settings() (settings, error) {
 	if s.tools, err = functionTools(defs, choice); err != nil {
 		return s, err
 	}
-	if r.Text != nil && r.Text.Format != nil {
-		f := r.Text.Format
-		schema := &JSONSchema{Name: f.Name, Description: f.Description, Schema: f.Schema}
-		if s.formats, err = outputFormat("text.format", "text format", f.Type, schema, "text.format"); err != nil {
-			return s, err
-		}
+	if s.formats, err = r.formats(); err != nil {
+		return s, err
 	}
 	return s, nil
+}
+
+// formats reads the request's text.format (see outputFormat).
+func (r *ResponsesRequest) formats() ([]harmony.ResponseFormat, error) {
+	if r.Text == nil || r.Text.Format == nil {
+		return nil, nil
+	}
+	f := r.Text.Format
+	return outputFormat("text.format", "text format", f.Type, &JSONSchema{Name: f.Name, Description: f.Description, Schema: f.Schema}, "text.format")
 }
 
 // Validate checks the request's parameters that are not part of the

@@ -49,13 +49,14 @@ type ResponsesRequest struct {
 
 // ResponseOptions returns the [ResponseOptions] the request asks for: its
 // model, the functions it lets the model call (Functions, by its tools and
-// tool_choice), and the parameters the response repeats (Echo: its
-// instructions, tools, tool_choice, temperature, top_p,
-// parallel_tool_calls and metadata, sharing the request's slices and
-// map). The caller adds ids, the time, the built-in tools it enabled
-// (Namespaces), Strict and the rest.
+// tool_choice), its json_schema text.format (ResponseFormat), and the
+// parameters the response repeats (Echo: its instructions, tools,
+// tool_choice, temperature, top_p, parallel_tool_calls and metadata,
+// sharing the request's slices and map). The caller adds ids, the time,
+// the built-in tools it enabled (Namespaces), Strict, the Prefill it
+// rendered and the rest.
 func (r *ResponsesRequest) ResponseOptions() ResponseOptions {
-	return ResponseOptions{Model: r.Model, Functions: declaredFunctions(r.toolDefs()), SealReasoning: r.sealsReasoning(), Echo: ResponseEcho{
+	return ResponseOptions{Model: r.Model, Functions: declaredFunctions(r.toolDefs()), SealReasoning: r.sealsReasoning(), ResponseFormat: schemaFormat(r.formats()), Echo: ResponseEcho{
 		Instructions:        r.Instructions,
 		Tools:               r.Tools,
 		ToolChoice:          r.ToolChoice,
