@@ -225,3 +225,41 @@ func TestPrefillErrors(t *testing.T) {
 	_, err = enc.NewStreamParser("", &ParseOptions{Prefill: &final})
 	assert.ErrorIs(t, err, ErrInvalidHeader, "no role")
 }
+
+// FuzzPrefill: with a prefill, in every mode, the batch and the stream
+// read any tokens alike, the events describe the messages, recovery never
+// fails, and the first message has the prefilled header.
+func FuzzPrefill(f *testing.F) {
+	f.Add([]byte{0, 1, 0, 5, 0x10, 0x20, 0, 2, 0, 6, 0x41, 0, 0, 3, 0})
+	f.Add([]byte("some printable seed bytes that make ordinary ranks"))
+	enc := mustEncoding(f)
+	final := Message{Author: Author{Role: RoleAssistant}, Channel: ChannelFinal}
+	call := Message{Author: Author{Role: RoleAssistant}, Channel: ChannelCommentary, Recipient: "functions.f", ContentType: "<|constrain|>json",
+		Header: "assistant<|channel|>commentary to=functions.f <|constrain|>json"}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		toks := tokensFromBytes(data)
+		for _, prefill := range []*Message{&final, &call} {
+			for _, mode := range []ParseMode{ParseStrict, ParseLenient, ParseRecover} {
+				opts := &ParseOptions{Mode: mode, Prefill: prefill, KeepHeaders: true}
+				batch := batchParse(enc, toks, RoleAssistant, opts)
+				p, err := enc.NewStreamParser(RoleAssistant, opts)
+				require.NoError(t, err)
+				stream, _ := streamParse(enc, p, toks)
+				if mode == ParseRecover {
+					require.Less(t, batch.errAt, 0, "%s: recovery failed", mode)
+				}
+				require.Equal(t, batch, stream, "%s: batch and stream", mode)
+				if batch.errAt >= 0 {
+					continue
+				}
+				noForms := *opts
+				noForms.KeepHeaders = false // the events carry no form
+				checkEvents(t, enc, toks, RoleAssistant, &noForms)
+				require.NotEmpty(t, batch.msgs, "%s: the prefilled message", mode)
+				first := batch.msgs[0]
+				first.Content = nil
+				require.Equal(t, *prefill, first, "%s: the prefilled header", mode)
+			}
+		}
+	})
+}
