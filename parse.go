@@ -136,7 +136,9 @@ type ParseOptions struct {
 	// Its header fields (role, name, recipient, channel, content type,
 	// and Header as the renderer writes it) are the first message's; its
 	// Content must be empty, and the role the parser is given must be its
-	// Role. nil: the completion starts in a header.
+	// Role. A StreamParser reports the message's start and header with
+	// the first token (or at ProcessEOS, when there is none). nil: the
+	// completion starts in a header.
 	Prefill *Message
 }
 

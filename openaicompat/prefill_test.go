@@ -146,5 +146,13 @@ func TestPrefillPrompt(t *testing.T) {
 		shortWant, err := enc.RenderConversationWithPrefill(shortConv, final, nil)
 		require.NoError(t, err)
 		assert.Equal(t, shortWant, got, "auto: the prompt of the turns kept, prefilled")
+
+		o.ContextWindow = len(shortWant) + 9 // one token short, the turn kept
+		_, err = req.RenderPrompt(enc, conv, &o)
+		assert.ErrorIs(t, err, ErrContextLengthExceeded, "auto, too short")
+		var be *harmony.BudgetError
+		require.ErrorAs(t, err, &be)
+		assert.Equal(t, 10, be.Reserve, "auto: the reserve is the completion's, without the prefilled header")
+		assert.Contains(t, err.Error(), "10 for the completion", "auto, too short")
 	}
 }
