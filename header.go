@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-harmony/harmony/internal/msghdr"
+	"github.com/go-harmony/harmony/internal/toolname"
 )
 
 // header is a message header: a message's fields without its content.
@@ -169,29 +170,60 @@ func (e *Encoding) appendPiece(dst []Token, p msghdr.Piece) []Token {
 }
 
 // writtenForm returns m's Header when the renderer writes it instead of the
-// reference's form: it reads back, by the reference's header grammar, as
-// exactly m's fields when a parser reads the rendered message (from its
-// <|start|>, the role not known), and holds no special token's text but the
-// channel and constrain markers.
+// reference's form: it reads back as exactly m's fields when a parser reads
+// the rendered message from its <|start|>, the role not known (readsBack).
+// Such a form is written even where m's fields alone could not be (the
+// reference's parse of "<|channel|>final <|constrain|>json" has the
+// recipient "<|constrain|>json", which checkHeader refuses): the fields are
+// what the form says, and the form's special tokens but the channel and
+// constrain markers are written as text (appendForm), so that no Header can
+// forge a message boundary.
 func writtenForm(m *Message) (string, bool) {
-	if m.Header == "" {
-		return "", false
-	}
-	for rest := m.Header; ; {
-		before, _, after, found := msghdr.CutMarker(rest)
-		if strings.Contains(before, "<|") {
-			return "", false
-		}
-		if !found {
-			break
-		}
-		rest = after
-	}
-	h, _, hasRest, err := parseHeader(m.Header, "", true)
-	if err != nil || hasRest || !h.sameFields(messageHeader(m)) {
+	if m.Header == "" || !readsBack(m.Header, messageHeader(m)) {
 		return "", false
 	}
 	return m.Header, true
+}
+
+// readsBack reports whether form, a header's text from the author on,
+// reads as exactly the fields of h: by the reference's header grammar
+// (parseHeader), or by recovery's (recoverHeader, with no tools declared and
+// nothing dropped), the two grammars a parser of the rendered message may
+// use.
+func readsBack(form string, h header) bool {
+	if r, _, hasRest, err := parseHeader(form, "", true); err == nil && !hasRest && r.sameFields(h) {
+		return true
+	}
+	p := StreamParser{tools: toolname.NewRule(toolname.Recover, nil, nil)}
+	r, dropped := p.recoverHeader(form, "")
+	return dropped == 0 && r.sameFields(h)
+}
+
+// writtenAddressed reports whether the written form of a message with
+// recipient r addresses the message to r: it writes "to=R", or R as a bare
+// word before the channel (the reference's bare recipient). A recipient the
+// reference reads from a bare word after the channel ("<|channel|>final
+// json", "<|channel|>final <|constrain|>json": gpt-oss's content type) does
+// not: the model closes such a message with <|end|> or <|return|>, not
+// <|call|>, and the renderer closes it with <|end|>.
+func writtenAddressed(form, r string) bool {
+	i := strings.Index(form, msghdr.ChannelMarker)
+	if r == "" || i < 0 {
+		return true
+	}
+	after := form[i+len(msghdr.ChannelMarker):]
+	if end := strings.IndexFunc(after, func(c rune) bool { return c == '<' || unicode.IsSpace(c) }); end >= 0 {
+		after = after[end:]
+	} else {
+		after = ""
+	}
+	var buf [8]string
+	for _, w := range asciiFields(buf[:0], strings.ReplaceAll(after, msghdr.ConstrainMarker, " "+msghdr.ConstrainMarker)) {
+		if w == r {
+			return strings.Contains(form, msghdr.RecipientPrefix+r)
+		}
+	}
+	return true
 }
 
 // appendForm appends a header as written: the channel and constrain
@@ -217,19 +249,53 @@ func (h *header) appendCanonical(dst []byte) []byte {
 }
 
 // keepForm records written, the text of a header read as h (role given:
-// the text after "<|start|>ROLE"), as h's form when it differs from the
-// reference's form. (The renderer writes a form only while it reads back as
-// the message's fields.) It returns buf, grown to hold the canonical text,
-// for the next call.
+// the text after "<|start|>ROLE"), as h's form when the renderer needs it to
+// write the tokens the model sampled: when it differs from the reference's
+// form, or when the renderer would refuse h's fields (a recipient
+// "<|constrain|>json", the reference's reading of a structured answer). The
+// renderer writes a form only while it reads back as the message's fields
+// (writtenForm); a header read with its role given that does not read back
+// from its <|start|> ("assistant" followed by ":alice" or by the role again)
+// is kept with a space after the role when that reads back, so that a
+// message the parser produced can always be rendered. It returns buf, grown
+// to hold the canonical text, for the next call.
 func (h *header) keepForm(written string, role Role, buf []byte) []byte {
-	if role != "" && role != RoleTool {
-		written = string(role) + written
-	}
 	buf = h.appendCanonical(buf[:0])
-	if string(buf) != written {
+	if role != "" && role != RoleTool {
+		text := written
+		written = string(role) + text
+		if (string(buf) != written || h.refused()) && !readsBack(written, *h) {
+			if spaced := string(role) + " " + text; readsBack(spaced, *h) {
+				written = spaced
+			}
+		}
+	}
+	if string(buf) != written || h.refused() {
 		h.form = written
+		if !readsBack(written, *h) {
+			h.form = ""
+			h.keepCanonical(buf)
+		}
 	}
 	return buf
+}
+
+// keepCanonical records canonical, the reference's text of h, as h's form
+// when the renderer refuses h's fields and that text reads back as them (a
+// channel "to=x", which the reference reads and writes, but checkHeader
+// refuses): the one form left for a header whose written text is not kept
+// or does not read back.
+func (h *header) keepCanonical(canonical []byte) {
+	if h.refused() && readsBack(string(canonical), *h) {
+		h.form = string(canonical)
+	}
+}
+
+// refused reports whether the renderer refuses h's fields (checkHeader),
+// which then need a written form.
+func (h *header) refused() bool {
+	m := Message{Author: Author{Role: h.role, Name: h.name}, Recipient: h.recipient, Channel: h.channel, ContentType: h.contentType}
+	return checkHeader(&m) != nil
 }
 
 // parseHeader reads a header's text as the reference does. With role "", the

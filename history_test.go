@@ -39,11 +39,8 @@ func sampledAsHistory(enc *Encoding, toks []Token, role Role, last *Message) []T
 		out = append(out, t)
 	}
 	if n := len(out); n > 0 && !isStopToken(out[n-1]) && last != nil {
-		if last.Role == RoleAssistant && last.Recipient != "" {
-			out = append(out, TokenCall)
-		} else {
-			out = append(out, TokenEnd)
-		}
+		form, written := writtenForm(last)
+		out = append(out, closingToken(last, form, written))
 	}
 	return out
 }

@@ -274,15 +274,18 @@ type renderFlags struct {
 }
 
 // appendMessage renders m: its header (header.go: m.Header as written when
-// writtenForm allows it, else the reference's form), its content, and the
-// token that closes it.
+// writtenForm allows it, else the reference's form, whose fields checkHeader
+// checks), its content, and the token that closes it (closingToken).
 func (e *Encoding) appendMessage(dst []Token, m *Message, flags renderFlags) ([]Token, error) {
-	if err := checkHeader(m); err != nil {
-		return dst, err
+	form, written := writtenForm(m)
+	if !written {
+		if err := checkHeader(m); err != nil {
+			return dst, err
+		}
 	}
 	n0 := len(dst)
 	dst = append(dst, TokenStart)
-	if form, written := writtenForm(m); written {
+	if written {
 		dst = e.appendForm(dst, form)
 	} else {
 		dst = e.appendReferenceHeader(dst, m)
@@ -294,12 +297,18 @@ func (e *Encoding) appendMessage(dst []Token, m *Message, flags renderFlags) ([]
 			return dst[:n0], err
 		}
 	}
-	if m.Role == RoleAssistant && m.Recipient != "" {
-		dst = append(dst, TokenCall)
-	} else {
-		dst = append(dst, TokenEnd)
+	return append(dst, closingToken(m, form, written)), nil
+}
+
+// closingToken returns the token that closes m, rendered from its written
+// form when written: <|call|> for the assistant's message to a recipient
+// (but one its written form does not address, writtenAddressed), else
+// <|end|>.
+func closingToken(m *Message, form string, written bool) Token {
+	if m.Role == RoleAssistant && m.Recipient != "" && (!written || writtenAddressed(form, m.Recipient)) {
+		return TokenCall
 	}
-	return dst, nil
+	return TokenEnd
 }
 
 func (e *Encoding) appendContent(dst []Token, role Role, c Content, flags renderFlags) ([]Token, error) {
