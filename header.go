@@ -256,7 +256,9 @@ func (h *header) appendCanonical(dst []byte) []byte {
 // renderer writes a form only while it reads back as the message's fields
 // (writtenForm); a header read with its role given that does not read back
 // from its <|start|> ("assistant" followed by ":alice" or by the role again)
-// is kept with a space after the role when that reads back, so that a
+// is kept with a space after the role, or without the role when it starts
+// with the role again, when that reads back; failing all, the reference's
+// text when the fields need a form and it reads back (keepCanonical). So a
 // message the parser produced can always be rendered. It returns buf, grown
 // to hold the canonical text, for the next call.
 func (h *header) keepForm(written string, role Role, buf []byte) []byte {
@@ -267,6 +269,8 @@ func (h *header) keepForm(written string, role Role, buf []byte) []byte {
 		if (string(buf) != written || h.refused()) && !readsBack(written, *h) {
 			if spaced := string(role) + " " + text; readsBack(spaced, *h) {
 				written = spaced
+			} else if readsBack(text, *h) {
+				written = text // the role written again
 			}
 		}
 	}

@@ -77,7 +77,7 @@ func (p *StreamParser) recoverHeader(s string, role Role) (h header, dropped int
 		}
 	case len(items) > 0 && Role(items[0]).Valid():
 		role, i = Role(items[0]), 1
-	case len(items) > 1 && !msghdr.IsMarker(items[0]) && !strings.HasPrefix(items[0], msghdr.RecipientPrefix):
+	case len(items) > 1 && !msghdr.IsMarker(items[0]) && CheckHeaderField(items[0]) == nil:
 		role, h.name, i = RoleTool, items[0], 1 // a tool's name, as the reference reads it
 	default:
 		role = RoleAssistant
@@ -113,7 +113,7 @@ func (p *StreamParser) recoverHeader(s string, role Role) (h header, dropped int
 			}
 			h.channel = c
 		case it == msghdr.ConstrainMarker:
-			if i+1 == len(items) || msghdr.IsMarker(items[i+1]) || h.contentType != "" {
+			if i+1 == len(items) || msghdr.IsMarker(items[i+1]) || h.contentType != "" || CheckHeaderField(items[i+1]) != nil {
 				dropped++
 				continue
 			}
@@ -138,7 +138,7 @@ func (p *StreamParser) recoverHeader(s string, role Role) (h header, dropped int
 			} else {
 				dropped++
 			}
-		case afterChannel && h.contentType == "":
+		case afterChannel && h.contentType == "" && CheckHeaderField(it) == nil:
 			h.contentType = it // a word after the channel that is not to=
 		default:
 			dropped++

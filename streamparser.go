@@ -249,6 +249,10 @@ func (p *StreamParser) step(t Token, eos bool) error {
 				if err != nil {
 					return err
 				}
+				if p.keepForms {
+					p.formBuf = h.appendCanonical(p.formBuf[:0])
+					h.keepCanonical(p.formBuf) // fields such as a channel "to=x"
+				}
 				p.wholeMessage(h, rest)
 			}
 			p.state = StateExpectStart
