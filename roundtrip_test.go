@@ -214,7 +214,10 @@ func recoverExact(t *testing.T, enc *Encoding, c sampledCompletion) ([]Message, 
 // written <|end|>) for every history-shaped completion (historyShaped) of
 // the conformance set and both wild sets, parsed strictly with KeepHeaders
 // and parsed in recovery with KeepHeaders. The strict parse decides which
-// completions are history-shaped (well formed) for both modes.
+// completions are history-shaped (well formed) for both modes; recovery's
+// well-formed ones are those it reads dropping nothing. (Before structured
+// answers were written from their forms, 355 of the 374 strict ones and 350
+// of the 353 recovered ones rendered back exactly.)
 func TestRenderParseRoundTrip(t *testing.T) {
 	enc := mustEncoding(t)
 	sets := []struct {
