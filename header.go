@@ -263,23 +263,27 @@ func (h *header) appendCanonical(dst []byte) []byte {
 // to hold the canonical text, for the next call.
 func (h *header) keepForm(written string, role Role, buf []byte) []byte {
 	buf = h.appendCanonical(buf[:0])
-	if role != "" && role != RoleTool {
-		text := written
+	text := written
+	told := role != "" && role != RoleTool
+	if told {
 		written = string(role) + text
-		if (string(buf) != written || h.refused()) && !readsBack(written, *h) {
-			if spaced := string(role) + " " + text; readsBack(spaced, *h) {
-				written = spaced
-			} else if readsBack(text, *h) {
-				written = text // the role written again
-			}
-		}
 	}
-	if string(buf) != written || h.refused() {
+	refused := h.refused()
+	if string(buf) == written && !refused {
+		return buf // the renderer writes it as the reference does
+	}
+	switch {
+	case readsBack(written, *h):
 		h.form = written
-		if !readsBack(written, *h) {
-			h.form = ""
-			h.keepCanonical(buf)
-		}
+	case told && readsBack(string(role)+" "+text, *h):
+		h.form = string(role) + " " + text
+	case told && readsBack(text, *h):
+		h.form = text // the role written again
+	case refused:
+		h.keepCanonical(buf)
+	}
+	if h.form == string(buf) && !refused {
+		h.form = ""
 	}
 	return buf
 }

@@ -104,12 +104,19 @@ type Message struct {
 	// writes it as it is (each stretch of text between special tokens
 	// encoded whole) instead of the reference's form, so that a history
 	// holds the model's turns in the tokens it sampled, and a server's
-	// prefix cache hits; it does so only while the header says exactly
-	// what the other fields say, and falls back to the reference's form
-	// otherwise (after a field was changed). Parsing sets it with
-	// ParseOptions.KeepHeaders, and only where the model's form differs
-	// from the reference's. It is not part of the reference's JSON; its
-	// key "header" is left out when unset.
+	// prefix cache hits; it does so only while the header reads back (by
+	// the reference's header grammar or by recovery's) as exactly what the
+	// other fields say, and falls back to the reference's form otherwise
+	// (after a field was changed). A header that reads back is written even
+	// where the fields alone would be refused: the reference reads
+	// gpt-oss's structured answer "<|channel|>final <|constrain|>json" as
+	// addressed to "<|constrain|>json", and that message renders from its
+	// Header, closed by <|end|> (a recipient read from a bare word after
+	// the channel is not one the model addressed). Special tokens in it
+	// other than <|channel|> and <|constrain|> are written as text. Parsing
+	// sets it with ParseOptions.KeepHeaders, where the model's form differs
+	// from the reference's or the fields need it. It is not part of the
+	// reference's JSON; its key "header" is left out when unset.
 	Header string
 }
 

@@ -124,9 +124,12 @@ type ParseOptions struct {
 
 	// KeepHeaders records in each parsed message's Header the header as
 	// the model wrote it, where that differs from the reference's form (the
-	// recipient after the channel, as gpt-oss writes its calls), so that
-	// rendering the messages again gives back the sampled tokens. Off by
-	// default: the messages are the reference's.
+	// recipient after the channel, as gpt-oss writes its calls) or where
+	// the renderer needs it to write the fields (the reference's reading of
+	// "<|channel|>final <|constrain|>json" has the recipient
+	// "<|constrain|>json"), so that rendering the messages again gives back
+	// the sampled tokens, and never fails. Off by default: the messages
+	// are the reference's.
 	KeepHeaders bool
 
 	// Prefill, when set, is the message whose header the prompt already
