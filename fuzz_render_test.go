@@ -16,7 +16,8 @@ import (
 // "<|constrain|>json", a channel "to=x"); with KeepHeaders the parser keeps
 // the written form that says them (header.go, keepForm). Without
 // KeepHeaders such messages are refused as the renderer refuses them today:
-// only with ErrInvalidHeader.
+// only with ErrInvalidHeader. (A completion told to start inside a tool's
+// message is left out: its header has no tool name to write.)
 func FuzzRenderParsed(f *testing.F) {
 	f.Add([]byte("<|start|>assistant<|channel|>final <|constrain|>json<|message|>{\"a\": 1}<|return|>"))
 	f.Add([]byte("<|channel|>commentary to=functions.f <|constrain|>json<|message|>{}<|call|>"))
