@@ -187,14 +187,18 @@ func writtenForm(m *Message) (string, bool) {
 
 // readsBack reports whether form, a header's text from the author on,
 // reads as exactly the fields of h: by the reference's header grammar
-// (parseHeader), or by recovery's (recoverHeader, with no tools declared and
-// nothing dropped), the two grammars a parser of the rendered message may
-// use.
+// (parseHeader), or by recovery's (recoverHeader, nothing dropped, with the
+// function h is addressed to declared, as it was when the model's header
+// was read), the two grammars a parser of the rendered message may use.
 func readsBack(form string, h header) bool {
 	if r, _, hasRest, err := parseHeader(form, "", true); err == nil && !hasRest && r.sameFields(h) {
 		return true
 	}
-	p := StreamParser{tools: toolname.NewRule(toolname.Recover, nil, nil)}
+	var declared []string
+	if fn, ok := strings.CutPrefix(h.recipient, toolname.FunctionsPrefix); ok {
+		declared = []string{fn}
+	}
+	p := StreamParser{tools: toolname.NewRule(toolname.Recover, declared, nil)}
 	r, dropped := p.recoverHeader(form, "")
 	return dropped == 0 && r.sameFields(h)
 }

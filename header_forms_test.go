@@ -113,3 +113,19 @@ func TestWrittenFormForgesNoBoundary(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []Message{m}, back)
 }
+
+// TestDeclaredFunctionFormRoundTrip renders back a call to a declared
+// function named without its namespace ("to=get_weather"), which recovery
+// reads as functions.get_weather: its form reads back by recovery's grammar
+// with that function declared.
+func TestDeclaredFunctionFormRoundTrip(t *testing.T) {
+	enc := mustEncoding(t)
+	toks := enc.EncodeWithSpecialTokens(`<|channel|>commentary to=get_weather <|constrain|>json<|message|>{}<|call|>`)
+	msgs, err := enc.ParseCompletion(toks, RoleAssistant, &ParseOptions{Mode: ParseRecover, KeepHeaders: true, Functions: []string{"get_weather"}})
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+	assert.Equal(t, "functions.get_weather", msgs[0].Recipient)
+	got, err := enc.RenderMessage(msgs[0], nil)
+	require.NoError(t, err)
+	assert.Equal(t, enc.EncodeWithSpecialTokens(`<|start|>assistant<|channel|>commentary to=get_weather <|constrain|>json<|message|>{}<|call|>`), got)
+}

@@ -40,9 +40,9 @@ const (
 	//   - A "to=" followed by a function of Functions whose name holds
 	//     spaces ("to=functions.Web Search") names it whole: declared names
 	//     are matched before the header is split at white space.
-	//   - A word that cannot be a header field (CheckHeaderField: it holds
-	//     "<|" or starts with "to=") is no tool's name and no content type:
-	//     it is dropped (the renderer would refuse the field).
+	//   - A word that cannot be a header field (CheckHeaderField: white
+	//     space, "<|", a leading "to=") is no tool's name and no content
+	//     type: it is dropped (the renderer would refuse the field).
 	//   - A recipient is valid only if it is functions.NAME, browser.TOOL,
 	//     python, a namespace of Namespaces (alone or with .TOOL), a
 	//     function of Functions named without "functions." (read as
