@@ -10,7 +10,8 @@ import (
 // FuzzRenderParsed checks that rendering never refuses a message the
 // parser produced with KeepHeaders: whatever tokens (from bytes, as
 // FuzzParse makes them) or text (special tokens spelled out) a model
-// samples, in every mode and with the role told or not, the messages parsed
+// samples, in every mode (recovery with tools declared or not) and with the
+// role told or not, the messages parsed
 // render, each alone and all as a conversation. The reference's reading of
 // a malformed header can give fields the renderer refuses (a recipient
 // "<|constrain|>json", a channel "to=x"); with KeepHeaders the parser keeps
@@ -23,14 +24,17 @@ func FuzzRenderParsed(f *testing.F) {
 	f.Add([]byte("<|channel|>commentary to=functions.f <|constrain|>json<|message|>{}<|call|>"))
 	f.Add([]byte("<|start|>assistant<|channel|>to=x<|message|>hi<|end|><|start|>to=functions.f<|channel|>analysis<|message|><|end|>"))
 	f.Add([]byte(":alice<|channel|>final<|message|>x<|end|>"))
+	f.Add([]byte("<|channel|>commentary to=container.exec <|constrain|>json<|message|>{}<|call|><|start|>assistant to=get_weather<|channel|>commentary json<|message|>{}<|call|>"))
 	f.Add([]byte{0, 1, 0, 5, 0x10, 0x20, 0, 2, 0, 6, 0x41, 0, 0, 3, 0})
 	enc := mustEncoding(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, toks := range [][]Token{tokensFromBytes(data), enc.EncodeWithSpecialTokens(string(data))} {
 			for _, role := range []Role{"", RoleAssistant, RoleUser} {
-				for _, mode := range []ParseMode{ParseStrict, ParseLenient, ParseRecover} {
+				for _, opts := range []ParseOptions{{}, {Mode: ParseLenient}, {Mode: ParseRecover}, {Mode: ParseRecover, Functions: []string{"get_weather", "f"}, Namespaces: []string{"container"}}} {
+					mode := opts.Mode
 					for _, keep := range []bool{true, false} {
-						msgs, err := enc.ParseCompletion(toks, role, &ParseOptions{Mode: mode, KeepHeaders: keep})
+						opts.KeepHeaders = keep
+						msgs, err := enc.ParseCompletion(toks, role, &opts)
 						if err != nil {
 							continue
 						}
