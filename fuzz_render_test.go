@@ -11,8 +11,8 @@ import (
 // parser produced with KeepHeaders: whatever tokens (from bytes, as
 // FuzzParse makes them) or text (special tokens spelled out) a model
 // samples, in every mode (recovery with tools declared or not) and with the
-// role told or not, the messages parsed
-// render, each alone and all as a conversation. The reference's reading of
+// role told or not, the messages parsed render, each alone and all as a
+// conversation. The reference's reading of
 // a malformed header can give fields the renderer refuses (a recipient
 // "<|constrain|>json", a channel "to=x"); with KeepHeaders the parser keeps
 // the written form that says them (header.go, keepForm). Without
