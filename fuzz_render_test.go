@@ -30,7 +30,7 @@ func FuzzRenderParsed(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, toks := range [][]Token{tokensFromBytes(data), enc.EncodeWithSpecialTokens(string(data))} {
 			for _, role := range []Role{"", RoleAssistant, RoleUser} {
-				for _, opts := range []ParseOptions{{}, {Mode: ParseLenient}, {Mode: ParseRecover}, {Mode: ParseRecover, Functions: []string{"get_weather", "f"}, Namespaces: []string{"container"}}} {
+				for _, opts := range []ParseOptions{{}, {Mode: ParseLenient}, {Mode: ParseRecover}, {Mode: ParseRecover, Functions: []string{"get_weather", "f", "Web Search"}, Namespaces: []string{"container"}}} {
 					mode := opts.Mode
 					for _, keep := range []bool{true, false} {
 						opts.KeepHeaders = keep

@@ -220,6 +220,9 @@ func (p *StreamParser) headerless(s string, role Role) (text, channel string, dr
 			}
 		}
 		n := wordLen(s[i:])
+		if n == 0 {
+			n = 2 // a "<|" that starts no special token's text is text
+		}
 		switch w := s[i : i+n]; {
 		case strings.HasPrefix(w, msghdr.RecipientPrefix):
 			r := s[i+len(msghdr.RecipientPrefix):]
