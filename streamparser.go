@@ -66,6 +66,7 @@ type StreamParser struct {
 	needsStart bool    // the first message's start is still to be reported
 	dropped    int     // what recovery dropped
 	pendingTo  string  // the recipient of the header being read, from a "to=" word before its <|channel|>
+	held       int     // recovery: the bytes at the end of the content not yet in a delta (see holdStart)
 
 	messages []Message
 	tokens   []Token
@@ -125,6 +126,7 @@ func (p *StreamParser) Reset() {
 	p.clearEvents()
 	p.dropped = 0
 	p.pendingTo = ""
+	p.held = 0
 	p.messages = nil
 	p.tokens = p.tokens[:0]
 	p.index = 0
@@ -151,7 +153,10 @@ func (p *StreamParser) Process(t Token) error {
 		a, _ := p.enc.encoder.AppendTokenBytes(p.arena, uint32(t))
 		p.arena = p.arena[:len(a)]
 		p.deltaStart, p.deltaEnd = start, len(a)
-		p.lazyDelta = !p.noEvents
+		if p.mode == ParseRecover {
+			p.holdBack(start)
+		}
+		p.lazyDelta = !p.noEvents && p.deltaEnd > p.deltaStart
 		return nil
 	}
 	if err := p.step(t, false); err != nil {
@@ -269,6 +274,13 @@ func (p *StreamParser) step(t Token, eos bool) error {
 			p.beginHeader("")
 		case p.mode == ParseRecover && t == TokenChannel:
 			to := p.trailingRecipient()
+			if to != "" {
+				// The word and the white space before it, held back
+				// from the deltas, leave the message.
+				p.arena = p.arena[:len(p.arena)-p.held]
+				p.held = 0
+				p.dropped++
+			}
 			p.finishMessage() // the model forgot <|end|><|start|>assistant
 			p.beginHeader(RoleAssistant)
 			p.pendingTo = to
@@ -276,6 +288,12 @@ func (p *StreamParser) step(t Token, eos bool) error {
 		case p.mode == ParseRecover && isSpecial(t):
 			p.dropped++ // <|message|>, <|constrain|> or a reserved token in content
 			p.deltaStart, p.deltaEnd = 0, 0
+			if p.held > 0 {
+				// No <|channel|> right after: the held text is text.
+				p.deltaStart, p.deltaEnd = len(p.arena)-p.held, len(p.arena)
+				p.held = 0
+				p.emitDelta()
+			}
 		default:
 			return p.decodeContent(t)
 		}
@@ -334,6 +352,7 @@ func (p *StreamParser) startContent(h header) {
 	p.nextRole = ""
 	p.cur = h
 	p.msgStart = len(p.arena)
+	p.held = 0
 	p.state = StateContent
 	p.emitHeader()
 }
@@ -385,16 +404,74 @@ func (p *StreamParser) endHeaderless() {
 // the content read so far, when X is a valid recipient: the model wrote the
 // header of its next message recipient first and forgot the <|end|><|start|>
 // before it, so a <|channel|> that interrupts the content here belongs to a
-// message to X. The word stays in the content already reported.
+// message to X. The word is the one holdStart holds back, so that the
+// caller can take it and the white space before it out of the content; a
+// UTF-8 sequence still incomplete after it is text after the word.
 func (p *StreamParser) trailingRecipient() string {
-	content := bytesString(p.arena[p.msgStart:])
-	w := content[strings.LastIndexAny(content, " \t\n\f\r")+1:]
+	if p.held == 0 || len(p.pending) > 0 {
+		return ""
+	}
+	w := strings.TrimLeft(bytesString(p.arena[len(p.arena)-p.held:]), " \t\n\f\r")
 	if r, ok := strings.CutPrefix(w, msghdr.RecipientPrefix); ok {
 		if rec := p.recipient(RoleAssistant, r); rec.Valid() { // the next message's, an assistant's
-			return rec.Full
+			return strings.Clone(rec.Full) // its bytes leave the arena
 		}
 	}
 	return ""
+}
+
+// Bounds of what recovery holds back from the deltas (see holdStart): a
+// longer word is no recipient, and white space before the word beyond
+// maxHeldSpace bytes is handed out.
+const (
+	maxHeldWord  = 256
+	maxHeldSpace = 32
+)
+
+// holdStart returns where the text that recovery holds back from the
+// deltas starts in content s, of which s[:lo] is already handed out (in
+// deltas): a word at the end of s that may be a "to=X" word before an
+// interrupting <|channel|> — "t", "to", or "to=" and what follows it,
+// without white space and at most maxHeldWord bytes, after white space or
+// at the start of the content — with the white space before it (at most
+// maxHeldSpace bytes), or the white space that ends s, which such a word
+// may follow. It returns len(s) when nothing is held. Work is bounded by
+// the bounds, and by len(s)-lo. A word that continues text handed out is
+// no such word, and the result is never before lo.
+func holdStart(s string, lo int) int {
+	end := len(s)
+	w := end // the start of the word that ends s
+	for w > lo && !isASCIISpace(s[w-1]) {
+		if w--; end-w > maxHeldWord {
+			return end
+		}
+	}
+	if w < end {
+		word := s[w:]
+		if w > 0 && !isASCIISpace(s[w-1]) || // it continues a word handed out
+			!strings.HasPrefix(word, msghdr.RecipientPrefix) && !strings.HasPrefix(msghdr.RecipientPrefix, word) {
+			return end
+		}
+	}
+	i := w
+	for i > lo && w-i < maxHeldSpace && isASCIISpace(s[i-1]) {
+		i--
+	}
+	return i
+}
+
+// holdBack updates what recovery holds back after the content grew by the
+// bytes from arena offset start, and makes the last delta what is no
+// longer held: the text of the held word, once the token shows it is no
+// "to=X" word, with what followed it. The content's text is unchanged.
+func (p *StreamParser) holdBack(start int) {
+	lo := start - p.held
+	h := p.msgStart + holdStart(bytesString(p.arena[p.msgStart:]), lo-p.msgStart)
+	p.held = len(p.arena) - h
+	p.deltaStart, p.deltaEnd = lo, h
+	if h <= lo {
+		p.deltaStart, p.deltaEnd = 0, 0
+	}
 }
 
 // headerTextLossy decodes the header tokens for recovery: unknown ids are
@@ -450,7 +527,12 @@ func (p *StreamParser) decodeContent(t Token) error {
 		p.arena = append(p.arena, utf8x.Replacement...)
 		p.pending = p.pending[:0]
 		p.deltaStart, p.deltaEnd = start, len(p.arena)
-		p.emit(Event{Kind: EventDelta, Text: p.lastDelta()})
+		if p.mode == ParseRecover {
+			p.holdBack(start)
+		}
+		if p.deltaEnd > p.deltaStart {
+			p.emit(Event{Kind: EventDelta, Text: p.lastDelta()})
+		}
 		return nil
 	}
 	p.reserve(len(b) + 3*len(p.pending) + len(utf8x.Replacement))
@@ -472,7 +554,12 @@ func (p *StreamParser) decodeContent(t Token) error {
 	}
 	if len(p.arena) > start {
 		p.deltaStart, p.deltaEnd = start, len(p.arena)
-		p.emitDelta()
+		if p.mode == ParseRecover {
+			p.holdBack(start)
+		}
+		if p.deltaEnd > p.deltaStart {
+			p.emitDelta()
+		}
 	}
 	return nil
 }
@@ -506,6 +593,11 @@ func (p *StreamParser) contentRun(toks []Token) (n int, ok bool) {
 	p.arena = arena
 	p.pending = p.pending[:0]
 	p.deltaStart, p.deltaEnd = last, len(arena)
+	if p.mode == ParseRecover {
+		// As token by token: the bounds of holdStart make the held text
+		// the same (the last delta, nobody reads).
+		p.holdBack(start)
+	}
 	p.index += n
 	p.errState = StateContent
 	return n, true
@@ -561,7 +653,8 @@ func allWholeUTF8(whole []uint64, toks []Token) bool {
 // content.
 func (p *StreamParser) finishMessage() {
 	p.reserve(3 * len(p.pending))
-	start := len(p.arena)
+	start := len(p.arena) - p.held // text held back is text after all
+	p.held = 0
 	p.arena = utf8x.AppendLossy(p.arena, p.pending)
 	if len(p.arena) > start {
 		p.emit(Event{Kind: EventDelta, Text: bytesString(p.arena[start:])})
@@ -652,17 +745,19 @@ func (p *StreamParser) CurrentContentType() string {
 }
 
 // CurrentContent returns the content of the message being read so far (without
-// a UTF-8 sequence still incomplete), or "" outside of content.
+// a UTF-8 sequence still incomplete, nor what recovery holds back: see
+// [ParseRecover]), or "" outside of content: what the deltas gave.
 func (p *StreamParser) CurrentContent() string {
 	if p.state == StateContent {
-		return bytesString(p.arena[p.msgStart:])
+		return bytesString(p.arena[p.msgStart : len(p.arena)-p.held])
 	}
 	return ""
 }
 
 // LastContentDelta returns the text the last token added to the content, and
-// false when it added none: outside of content, or when the token's bytes
-// only began a UTF-8 character.
+// false when it added none: outside of content, when the token's bytes
+// only began a UTF-8 character, or when recovery holds them back (see
+// [ParseRecover]; the delta of a later token then carries them).
 func (p *StreamParser) LastContentDelta() (string, bool) {
 	return p.lastDelta(), p.deltaEnd > p.deltaStart
 }
