@@ -16,7 +16,7 @@ var (
 		"<|channel|>Zc", "<|channel|> final", " to=functions.Zq", " to=Zq",
 		"<|constrain|>Zt", " <|constrain|>Zt", "<|constrain|> Zt", " json",
 	}
-	textPieces  = []string{" alpha", " beta.", "\n\n", `{"x": 1}`, "Gamma", "?", "…", " "}
+	textPieces  = []string{" alpha", " beta.", "\n\n", `{"x": 1}`, "Gamma", "?", "…", " ", " to", " t", " too", "\t"}
 	stopPieces  = []string{"<|end|>", "<|call|>", "<|return|>"}
 	headerWords = []string{"to=", "Zq", "Zt", "Zc", "analysis", "commentary", "final"}
 )
@@ -25,9 +25,13 @@ var (
 // words are never text: over streams of header pieces, text and special
 // tokens, no "to=" word, channel name or <|constrain|> type word written
 // inside a header appears in the text of any message ParseRecover returns,
-// whatever ended, interrupted or never completed the header. The
+// whatever ended, interrupted or never completed the header, nor a "to="
+// word glued to content before an interrupting <|channel|>. The
 // generator writes header pieces only where the parser is in a header (it
-// follows the recovery's states), and text anywhere.
+// follows the recovery's states), and text anywhere. Batch and stream
+// agree, and each message's deltas concatenate to its text (words that
+// may be "to=" words are held back from the deltas, then given or
+// dropped).
 func FuzzRecoverHeaderWords(f *testing.F) {
 	f.Add([]byte{1, 9, 2, 40, 12, 7, 33, 3, 0, 5})
 	f.Add([]byte{4, 6, 11, 20, 21, 22, 8, 0, 30, 31, 2, 1})
@@ -55,6 +59,11 @@ func FuzzRecoverHeaderWords(f *testing.F) {
 					text.WriteString("<|message|>")
 					inContent = true
 				default:
+					if inContent && b&0x80 != 0 {
+						// The next header's recipient glued to the
+						// content: it leaves the content.
+						text.WriteString([]string{" to=functions.Zq", " to=Zq"}[int(b>>6)%2])
+					}
 					text.WriteString("<|channel|>") // a new header, even in content
 					text.WriteString([]string{"analysis", "final", "commentary"}[int(b>>5)%3])
 					inContent = false
@@ -68,6 +77,11 @@ func FuzzRecoverHeaderWords(f *testing.F) {
 		for _, role := range []Role{"", RoleAssistant} {
 			msgs, err := enc.ParseCompletion(toks, role, opts)
 			require.NoError(t, err)
+			p, err := enc.NewStreamParser(role, opts)
+			require.NoError(t, err)
+			stream, _ := streamParse(enc, p, toks)
+			require.Equal(t, msgs, stream.msgs, "role %q: batch and stream of %q", role, text.String())
+			checkEvents(t, enc, toks, role, opts) // the deltas of each message concatenate to its text
 			for i, m := range msgs {
 				for _, w := range headerWords {
 					require.NotContains(t, m.Text(), w, "role %q, message %d of %q", role, i, text.String())
