@@ -322,9 +322,13 @@ func isContentTypeWord(w string) bool {
 	return true
 }
 
-func isASCIISpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
-}
+// isASCIISpace reports whether c is ASCII white space: space, tab,
+// newline, form feed or carriage return.
+func isASCIISpace(c byte) bool { return asciiSpace[c] }
+
+// asciiSpace marks the bytes isASCIISpace reports (a table: the stream's
+// hold-back asks for every byte of most content tokens).
+var asciiSpace = [256]bool{' ': true, '\t': true, '\n': true, '\f': true, '\r': true}
 
 // isKnownChannel reports whether c is a channel recovery accepts; any other
 // channel word makes the message analysis.

@@ -465,6 +465,19 @@ func holdStart(s string, lo int) int {
 // longer held: the text of the held word, once the token shows it is no
 // "to=X" word, with what followed it. The content's text is unchanged.
 func (p *StreamParser) holdBack(start int) {
+	if a := p.arena; p.held == 0 && start > p.msgStart && start < len(a) && !isASCIISpace(a[len(a)-1]) {
+		// Most tokens: nothing is held and the token ends in a word
+		// that is no such word (it does not start with t, or it
+		// continues a word handed out). Nothing to hold, the delta
+		// stays the token's text.
+		i := len(a) - 1
+		for i > start && !isASCIISpace(a[i-1]) {
+			i--
+		}
+		if a[i] != 't' || i == start && !isASCIISpace(a[start-1]) {
+			return
+		}
+	}
 	lo := start - p.held
 	h := p.msgStart + holdStart(bytesString(p.arena[p.msgStart:]), lo-p.msgStart)
 	p.held = len(p.arena) - h
