@@ -65,14 +65,15 @@ const (
 	//     <|channel|> is the recipient of the message that <|channel|>
 	//     begins, if X is a valid recipient: the word and the white space
 	//     before it leave the interrupted message (counted as dropped);
-	//     otherwise the word stays text. The word is one word: at the
-	//     start of the content or after white space, without white space
-	//     (a declared name with spaces is not matched there), at most 256
-	//     bytes. So that it is never in a delta, a StreamParser holds back
-	//     a word that may be one ("t", "to", "to=…") and the white space
-	//     that ends the content (up to 32 bytes) until the next token shows
-	//     what follows: any token but that <|channel|> makes it text again,
-	//     in that token's delta, before the message ends.
+	//     otherwise the word stays text. The word is one word (or "to="
+	//     and a declared name with spaces), at the start of the content
+	//     or after white space, at most 256 bytes. So that it is never in
+	//     a delta, a StreamParser holds back a word that may be one ("t",
+	//     "to", "to=…", or "to=" and the start of a declared name with
+	//     spaces) and the white space that ends the content (up to 32
+	//     bytes) until the next token shows what follows: any token but
+	//     that <|channel|> makes it text again, in that token's delta,
+	//     before the message ends.
 	//   - An assistant message "to=assistant" that is not final (a tool's
 	//     reply the model wrote itself and ends with <|call|>) is analysis:
 	//     neither an answer nor a call.

@@ -16,7 +16,7 @@ var (
 		"<|channel|>Zc", "<|channel|> final", " to=functions.Zq", " to=Zq",
 		"<|constrain|>Zt", " <|constrain|>Zt", "<|constrain|> Zt", " json",
 	}
-	textPieces  = []string{" alpha", " beta.", "\n\n", `{"x": 1}`, "Gamma", "?", "…", " ", " to", " t", " too", "\t"}
+	textPieces  = []string{" alpha", " beta.", "\n\n", `{"x": 1}`, "Gamma", "?", "…", " ", " to", " t", " too", "\t", " Zs"}
 	stopPieces  = []string{"<|end|>", "<|call|>", "<|return|>"}
 	headerWords = []string{"to=", "Zq", "Zt", "Zc", "analysis", "commentary", "final"}
 )
@@ -37,7 +37,7 @@ func FuzzRecoverHeaderWords(f *testing.F) {
 	f.Add([]byte{4, 6, 11, 20, 21, 22, 8, 0, 30, 31, 2, 1})
 	f.Add([]byte{3, 12, 13, 8, 40, 41, 0, 2, 5, 6, 10})
 	enc := mustEncoding(f)
-	opts := &ParseOptions{Mode: ParseRecover, Functions: []string{"Zq"}}
+	opts := &ParseOptions{Mode: ParseRecover, Functions: []string{"Zq", "Zs Zq"}}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 200 {
 			return
@@ -62,7 +62,7 @@ func FuzzRecoverHeaderWords(f *testing.F) {
 					if inContent && b&0x80 != 0 {
 						// The next header's recipient glued to the
 						// content: it leaves the content.
-						text.WriteString([]string{" to=functions.Zq", " to=Zq"}[int(b>>6)%2])
+						text.WriteString([]string{" to=functions.Zq", " to=Zq", " to=functions.Zs Zq", "\n to=Zs Zq"}[int(b>>4)%4])
 					}
 					text.WriteString("<|channel|>") // a new header, even in content
 					text.WriteString([]string{"analysis", "final", "commentary"}[int(b>>5)%3])

@@ -435,23 +435,46 @@ const (
 // without white space and at most maxHeldWord bytes, after white space or
 // at the start of the content — with the white space before it (at most
 // maxHeldSpace bytes), or the white space that ends s, which such a word
-// may follow. It returns len(s) when nothing is held. Work is bounded by
-// the bounds, and by len(s)-lo. A word that continues text handed out is
-// no such word, and the result is never before lo.
-func holdStart(s string, lo int) int {
+// may follow. With spaced set (the rule declares a function whose name
+// holds white space), "to=" followed by text with white space is such a
+// word too while spaced says that text may be a declared name, written
+// whole or not yet. It returns len(s) when nothing is held. Work is
+// bounded by the bounds, and by len(s)-lo. A word that continues text
+// handed out is no such word, and the result is never before lo.
+func holdStart(s string, lo int, spaced func(string) bool) int {
 	end := len(s)
 	w := end // the start of the word that ends s
 	for w > lo && !isASCIISpace(s[w-1]) {
 		if w--; end-w > maxHeldWord {
-			return end
+			w = -1
+			break
 		}
 	}
-	if w < end {
+	if w >= 0 && w < end {
 		word := s[w:]
 		if w > 0 && !isASCIISpace(s[w-1]) || // it continues a word handed out
 			!strings.HasPrefix(word, msghdr.RecipientPrefix) && !strings.HasPrefix(msghdr.RecipientPrefix, word) {
-			return end
+			w = -1
 		}
+	}
+	if spaced != nil {
+		// The first "to=" word, at a word start, whose text after "to="
+		// holds white space and may be a declared name.
+		for i := max(lo, end-maxHeldWord); i < end; i++ {
+			j := strings.Index(s[i:end], msghdr.RecipientPrefix)
+			if j < 0 || i+j >= w && w >= 0 {
+				break
+			}
+			i += j
+			r := s[i+len(msghdr.RecipientPrefix):]
+			if (i == 0 || isASCIISpace(s[i-1])) && strings.ContainsAny(r, " \t\n\f\r") && spaced(r) {
+				w = i
+				break
+			}
+		}
+	}
+	if w < 0 {
+		return end
 	}
 	i := w
 	for i > lo && w-i < maxHeldSpace && isASCIISpace(s[i-1]) {
@@ -465,7 +488,7 @@ func holdStart(s string, lo int) int {
 // longer held: the text of the held word, once the token shows it is no
 // "to=X" word, with what followed it. The content's text is unchanged.
 func (p *StreamParser) holdBack(start int) {
-	if a := p.arena; p.held == 0 && start > p.msgStart && start < len(a) && !isASCIISpace(a[len(a)-1]) {
+	if a := p.arena; p.held == 0 && start > p.msgStart && start < len(a) && !isASCIISpace(a[len(a)-1]) && !p.tools.HasSpaced() {
 		// Most tokens: nothing is held and the token ends in a word
 		// that is no such word (it does not start with t, or it
 		// continues a word handed out). Nothing to hold, the delta
@@ -479,7 +502,11 @@ func (p *StreamParser) holdBack(start int) {
 		}
 	}
 	lo := start - p.held
-	h := p.msgStart + holdStart(bytesString(p.arena[p.msgStart:]), lo-p.msgStart)
+	var spaced func(string) bool
+	if p.tools.HasSpaced() {
+		spaced = p.tools.DeclaredPrefix
+	}
+	h := p.msgStart + holdStart(bytesString(p.arena[p.msgStart:]), lo-p.msgStart, spaced)
 	p.held = len(p.arena) - h
 	p.deltaStart, p.deltaEnd = lo, h
 	if h <= lo {

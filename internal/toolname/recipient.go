@@ -186,6 +186,22 @@ func (r *Rule) Declared(s string) int {
 	return best
 }
 
+// DeclaredPrefix reports whether s (text right after "to=") is the start
+// of a declared function's name that holds white space, written with or
+// without "functions.", or all of it: text a reader that has not seen
+// the header's end yet must keep together, as Declared would match it.
+func (r *Rule) DeclaredPrefix(s string) bool {
+	for _, f := range r.spaced {
+		if strings.HasPrefix(FunctionsPrefix+f, s) || strings.HasPrefix(f, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// HasSpaced reports whether a declared function's name holds white space.
+func (r *Rule) HasSpaced() bool { return len(r.spaced) > 0 }
+
 // boundary reports whether rest starts where a header word ends.
 func boundary(rest string) bool {
 	c := rest[0]
