@@ -38,6 +38,10 @@ type Encoding struct {
 	// first parse, not at load: rendering never needs it.
 	wholeOnce sync.Once
 	whole     []uint64
+	// Bit per rank: recovery may hold text back after it (mayHoldRanks).
+	// Built on the first recovering parse.
+	holdOnce sync.Once
+	mayHold  []uint64
 
 	// Caches of what a server renders again on every request: the tokens of
 	// long system and developer texts, the TypeScript of tool schemas,

@@ -1,6 +1,7 @@
 package harmony
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -38,6 +39,7 @@ import (
 type StreamParser struct {
 	enc       *Encoding
 	whole     []uint64      // enc.wholeUTF8()
+	mayHold   []uint64      // enc.holdRanks(), in recovery
 	mode      ParseMode     // ParseOptions.Mode
 	tools     toolname.Rule // ParseOptions.Functions and Namespaces, for recovery
 	keepForms bool          // ParseOptions.KeepHeaders
@@ -92,6 +94,9 @@ func (e *Encoding) newParser(role Role, opts *ParseOptions, keepTokens bool) (*S
 			return nil, fmt.Errorf("harmony: unknown parse mode %d", opts.Mode)
 		}
 		p.mode, p.keepForms = opts.Mode, opts.KeepHeaders
+		if p.mode == ParseRecover {
+			p.mayHold = e.holdRanks()
+		}
 		p.tools = toolname.NewRule(toolname.Recover, opts.Functions, opts.Namespaces)
 		if opts.Prefill != nil {
 			h, err := prefillHeader(opts.Prefill, role, p.keepForms)
@@ -153,7 +158,7 @@ func (p *StreamParser) Process(t Token) error {
 		a, _ := p.enc.encoder.AppendTokenBytes(p.arena, uint32(t))
 		p.arena = p.arena[:len(a)]
 		p.deltaStart, p.deltaEnd = start, len(a)
-		if p.mode == ParseRecover {
+		if p.mode == ParseRecover && (p.held != 0 || isWholeUTF8(p.mayHold, t)) {
 			p.holdBack(start)
 		}
 		p.lazyDelta = !p.noEvents && p.deltaEnd > p.deltaStart
@@ -488,16 +493,30 @@ func holdStart(s string, lo int, spaced func(string) bool) int {
 // longer held: the text of the held word, once the token shows it is no
 // "to=X" word, with what followed it. The content's text is unchanged.
 func (p *StreamParser) holdBack(start int) {
-	if a := p.arena; p.held == 0 && start > p.msgStart && start < len(a) && !isASCIISpace(a[len(a)-1]) && !p.tools.HasSpaced() {
-		// Most tokens: nothing is held and the token ends in a word
-		// that is no such word (it does not start with t, or it
-		// continues a word handed out). Nothing to hold, the delta
-		// stays the token's text.
-		i := len(a) - 1
-		for i > start && !isASCIISpace(a[i-1]) {
-			i--
-		}
-		if a[i] != 't' || i == start && !isASCIISpace(a[start-1]) {
+	if a := p.arena; start < len(a) && start > p.msgStart && !p.tools.HasSpaced() &&
+		(p.held == 0 || isASCIISpace(a[start-1])) {
+		// Most tokens, without a loop over what came before: nothing is
+		// held but white space (without declared names with spaces,
+		// held text that ends in white space is only white space).
+		lo := start - p.held
+		if last := a[len(a)-1]; isASCIISpace(last) {
+			// Hold the white space that ends the content: a "to=" word
+			// may follow it.
+			i := len(a)
+			for i > lo && len(a)-i < maxHeldSpace && isASCIISpace(a[i-1]) {
+				i--
+			}
+			p.held = len(a) - i
+			p.deltaStart, p.deltaEnd = lo, i
+			if i <= lo {
+				p.deltaStart, p.deltaEnd = 0, 0
+			}
+			return
+		} else if last != 't' && last != 'o' && bytes.IndexByte(a[start:], '=') < 0 || !heldWordAt(a, start) {
+			// The token ends in a word that is no "t", "to" or
+			// "to=…" beginning in it: hand out all.
+			p.held = 0
+			p.deltaStart, p.deltaEnd = lo, len(a)
 			return
 		}
 	}
@@ -512,6 +531,21 @@ func (p *StreamParser) holdBack(start int) {
 	if h <= lo {
 		p.deltaStart, p.deltaEnd = 0, 0
 	}
+}
+
+// heldWordAt reports whether the word that ends a, beginning in a[start:]
+// after white space, may be a "to=X" word: "t", "to" or "to=…". A word
+// that continues a word of the bytes before start is none.
+func heldWordAt(a []byte, start int) bool {
+	i := len(a)
+	for i > start && !isASCIISpace(a[i-1]) {
+		i--
+	}
+	if i == start && !isASCIISpace(a[start-1]) {
+		return false
+	}
+	w := bytesString(a[i:])
+	return w == "t" || w == "to" || strings.HasPrefix(w, msghdr.RecipientPrefix)
 }
 
 // headerTextLossy decodes the header tokens for recovery: unknown ids are
@@ -829,10 +863,37 @@ func wholeUTF8Ranks(eng *o200k.Engine) []uint64 {
 	return bits
 }
 
+// mayHoldRanks returns the bitset of the ranks after which recovery may
+// hold text back from the deltas (see holdStart): their bytes end in white
+// space, hold an '=' (a "to=" word, or a declared name's, may begin in
+// them) or end in the word "t" or "to". After any other rank, when nothing
+// was held, nothing is: the check the stream parser makes per token is
+// one bit.
+func mayHoldRanks(eng *o200k.Engine) []uint64 {
+	bits := make([]uint64, (eng.NumRanks()+63)/64)
+	for id := range eng.NumRanks() {
+		b := eng.TokenBytes(uint32(id))
+		if len(b) == 0 {
+			continue
+		}
+		w := b[bytes.LastIndexAny(b, " \t\n\f\r")+1:]
+		if isASCIISpace(b[len(b)-1]) || bytes.IndexByte(b, '=') >= 0 || string(w) == "t" || string(w) == "to" {
+			bits[id/64] |= 1 << (id % 64)
+		}
+	}
+	return bits
+}
+
 // wholeUTF8 returns the bitset of ranks whose bytes are complete UTF-8.
 func (e *Encoding) wholeUTF8() []uint64 {
 	e.wholeOnce.Do(func() { e.whole = wholeUTF8Ranks(e.encoder) })
 	return e.whole
+}
+
+// holdRanks returns the bitset of mayHoldRanks, built on first use.
+func (e *Encoding) holdRanks() []uint64 {
+	e.holdOnce.Do(func() { e.mayHold = mayHoldRanks(e.encoder) })
+	return e.mayHold
 }
 
 // isWholeUTF8 reports whether t is a rank whose bytes are complete UTF-8, in
