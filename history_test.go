@@ -7,8 +7,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/go-harmony/harmony/internal/testsupport/conformance"
-	"github.com/go-harmony/harmony/internal/testsupport/wild"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -96,34 +94,9 @@ func wellFormed(enc *Encoding, toks []Token, msgs []Message) bool {
 // not rendered back.
 func TestPrefixExact(t *testing.T) {
 	enc := mustEncoding(t)
-	type completion struct {
-		name string
-		toks []Token
-		role Role
-	}
-	var all []completion
-	cases, err := conformance.Load("testdata/conformance/parse.jsonl")
-	require.NoError(t, err)
-	for _, c := range cases {
-		if c.Op != "parse" || c.ExpectError || c.Lenient() {
-			continue
-		}
-		var role Role
-		if c.Role != nil {
-			role = Role(*c.Role)
-		}
-		toks := make([]Token, len(c.Tokens))
-		for i, x := range c.Tokens {
-			toks[i] = Token(x)
-		}
-		all = append(all, completion{c.ID, toks, role})
-	}
+	all := conformanceCompletions(t, "parse.jsonl")
 	nConf := len(all)
-	wcases, err := wild.Load("testdata/wild")
-	require.NoError(t, err)
-	for _, c := range wcases {
-		all = append(all, completion{c.File, wildTokens(enc, c), Role(c.Start)})
-	}
+	all = append(all, wildCompletions(t, enc)...)
 	ran, forms := 0, 0
 	for _, c := range all {
 		msgs, err := enc.ParseCompletion(c.toks, c.role, &ParseOptions{KeepHeaders: true})

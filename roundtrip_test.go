@@ -26,11 +26,11 @@ type sampledCompletion struct {
 	role Role
 }
 
-// conformanceCompletions returns the completions of the conformance set's
-// strict parse cases that the reference parses without error.
-func conformanceCompletions(t *testing.T) []sampledCompletion {
+// conformanceCompletions returns the completions of the strict parse cases
+// of the conformance files named that the reference parses without error.
+func conformanceCompletions(t *testing.T, files ...string) []sampledCompletion {
 	var out []sampledCompletion
-	for _, f := range []string{"parse.jsonl", "upstream_tests.jsonl"} {
+	for _, f := range files {
 		cases, err := conformance.Load(filepath.Join("testdata", "conformance", f))
 		require.NoError(t, err)
 		for _, c := range cases {
@@ -226,7 +226,7 @@ func TestRenderParseRoundTrip(t *testing.T) {
 		total  int
 		shaped [2]int // strict, recover
 	}{
-		{"conformance", conformanceCompletions(t), 304, [2]int{257, 256}},
+		{"conformance", conformanceCompletions(t, "parse.jsonl", "upstream_tests.jsonl"), 304, [2]int{257, 256}},
 		{"testdata/wild", wildCompletions(t, enc), 69, [2]int{43, 35}},
 	}
 	shared, err := sharedWildCompletions(enc)

@@ -16,22 +16,35 @@ import (
 	"github.com/go-harmony/harmony/internal/testsupport/wild"
 )
 
-// wildExtract converts a real model output as a server does (lenient, with
-// the case's declared tools) and returns what the chat completion holds.
-func wildExtract(t *testing.T, enc *harmony.Encoding, c wild.Case) wild.Extraction {
+// wildInput is what a server is given of a real model output: the
+// completion, where it starts, what the request declared and whether
+// sampling hit the token limit.
+type wildInput struct {
+	id                  string
+	start               string // "assistant", or "" for output that starts at <|start|>
+	text                *string
+	tokens              []uint32
+	functions, builtins []string
+	truncated           bool
+}
+
+// wildExtract converts a real model output as a server does (recovering,
+// with the case's declared tools) and returns what the chat completion
+// holds.
+func wildExtract(t *testing.T, enc *harmony.Encoding, in wildInput) wild.Extraction {
 	t.Helper()
 	var toks []harmony.Token
-	if c.Text != nil {
-		toks = enc.EncodeWithSpecialTokens(*c.Text)
+	if in.text != nil {
+		toks = enc.EncodeWithSpecialTokens(*in.text)
 	} else {
-		for _, x := range c.Tokens {
+		for _, x := range in.tokens {
 			toks = append(toks, harmony.Token(x))
 		}
 	}
-	opts := &ResponseOptions{ExpectStart: c.Start == "", Functions: c.Tools, Namespaces: c.Builtins,
+	opts := &ResponseOptions{ExpectStart: in.start == "", Functions: in.functions, Namespaces: in.builtins,
 		IDGenerator: counter(), Created: 1}
-	r, err := ChatCompletionFromTokens(enc, toks, Sampling{}, opts)
-	require.NoError(t, err, c.ID)
+	r, err := ChatCompletionFromTokens(enc, toks, Sampling{Truncated: in.truncated}, opts)
+	require.NoError(t, err, in.id)
 	m := r.Choices[0].Message
 	got := wild.Extraction{Reasoning: m.Reasoning}
 	if m.Content != nil {
@@ -41,6 +54,11 @@ func wildExtract(t *testing.T, enc *harmony.Encoding, c wild.Case) wild.Extracti
 		got.ToolCalls = append(got.ToolCalls, wild.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 	}
 	return got
+}
+
+// caseInput is the input of a case of testdata/wild.
+func caseInput(c wild.Case) wildInput {
+	return wildInput{id: c.ID, start: c.Start, text: c.Text, tokens: c.Tokens, functions: c.Tools, builtins: c.Builtins}
 }
 
 // TestWildOutputs converts every real model output of ../testdata/wild as
@@ -54,7 +72,7 @@ func TestWildOutputs(t *testing.T) {
 	assert.GreaterOrEqual(t, len(cases), 60, "cases in the corpus")
 	for _, c := range cases {
 		t.Run(c.File, func(t *testing.T) {
-			assert.NoError(t, wild.AtLeast(wildExtract(t, enc, c), c.Best), "%s (%s)", c.ID, c.Kind)
+			assert.NoError(t, wild.AtLeast(wildExtract(t, enc, caseInput(c)), c.Best), "%s (%s)", c.ID, c.Kind)
 		})
 	}
 }
@@ -73,7 +91,7 @@ func TestWildREADME(t *testing.T) {
 	require.NoError(t, err)
 	got := map[string]wild.Extraction{}
 	for _, c := range cases {
-		got[c.File] = wildExtract(t, enc, c)
+		got[c.File] = wildExtract(t, enc, caseInput(c))
 	}
 	table, err := wild.Table(cases, got)
 	require.NoError(t, err)

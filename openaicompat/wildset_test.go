@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/testsupport/testenc"
 	"github.com/go-harmony/harmony/internal/testsupport/wild"
 )
@@ -45,32 +44,10 @@ var wildSetExceptions = map[string]wildSetException{
 		wild.Extraction{Reasoning: "edit file with content.", ToolCalls: []wild.ToolCall{{Name: "write", Arguments: `{"path":"notes.txt","content":"hi"}`}}}},
 }
 
-// wildSetExtract converts a case of a set as a server does (recovering,
-// with the case's tools declared) and returns what the chat completion
-// holds.
-func wildSetExtract(t *testing.T, enc *harmony.Encoding, c wild.SetCase) wild.Extraction {
-	t.Helper()
-	var toks []harmony.Token
-	if c.Text != nil {
-		toks = enc.EncodeWithSpecialTokens(*c.Text)
-	} else {
-		for _, x := range c.Tokens {
-			toks = append(toks, harmony.Token(x))
-		}
-	}
-	opts := &ResponseOptions{ExpectStart: c.Start == "", Functions: c.Tools, Namespaces: c.Builtins,
-		IDGenerator: counter(), Created: 1}
-	r, err := ChatCompletionFromTokens(enc, toks, Sampling{Truncated: c.Truncated}, opts)
-	require.NoError(t, err, c.ID)
-	m := r.Choices[0].Message
-	got := wild.Extraction{Reasoning: m.Reasoning}
-	if m.Content != nil {
-		got.Content = m.Content.Text
-	}
-	for _, tc := range m.ToolCalls {
-		got.ToolCalls = append(got.ToolCalls, wild.ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments})
-	}
-	return got
+// setInput is the input of a case of a set.
+func setInput(c wild.SetCase) wildInput {
+	return wildInput{id: c.ID, start: c.Start, text: c.Text, tokens: c.Tokens,
+		functions: c.Tools, builtins: c.Builtins, truncated: c.Truncated}
 }
 
 // TestWildSets converts every case of the two sets of real outputs in
@@ -89,7 +66,7 @@ func TestWildSets(t *testing.T) {
 		for _, c := range cases {
 			total++
 			t.Run(c.Set+"/"+c.ID, func(t *testing.T) {
-				got := wildSetExtract(t, enc, c)
+				got := wildExtract(t, enc, setInput(c))
 				_, err := c.Match(got)
 				if e, ok := wildSetExceptions[c.Set+"/"+c.ID]; ok {
 					assert.Error(t, err, "%s is an exception (%s) but reads as expected", c.ID, e.why)

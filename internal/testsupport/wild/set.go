@@ -184,14 +184,8 @@ func (r Reading) Check(got Extraction) error {
 	if !r.CallsScored {
 		return nil
 	}
-	if len(got.ToolCalls) != len(r.Calls) {
-		return fmt.Errorf("%d tool calls %+v, want %d %+v", len(got.ToolCalls), got.ToolCalls, len(r.Calls), r.Calls)
-	}
-	for i, c := range got.ToolCalls {
-		w := r.Calls[i]
-		if c.Name != w.Name || !sameArguments(c.Arguments, w.Arguments) {
-			return fmt.Errorf("tool call %d: %s(%s), want %s(%s)", i, c.Name, c.Arguments, w.Name, w.Arguments)
-		}
+	if err := sameCalls(got.ToolCalls, r.Calls, "want"); err != nil {
+		return err
 	}
 	return nil
 }

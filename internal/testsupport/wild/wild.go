@@ -79,14 +79,8 @@ func AtLeast(got, best Extraction) error {
 	if strings.TrimSpace(got.Content) != strings.TrimSpace(best.Content) {
 		return fmt.Errorf("content %q, best peer %q", got.Content, best.Content)
 	}
-	if len(got.ToolCalls) != len(best.ToolCalls) {
-		return fmt.Errorf("%d tool calls %+v, best peer %d %+v", len(got.ToolCalls), got.ToolCalls, len(best.ToolCalls), best.ToolCalls)
-	}
-	for i, c := range got.ToolCalls {
-		b := best.ToolCalls[i]
-		if c.Name != b.Name || !sameArguments(c.Arguments, b.Arguments) {
-			return fmt.Errorf("tool call %d: %s(%s), best peer %s(%s)", i, c.Name, c.Arguments, b.Name, b.Arguments)
-		}
+	if err := sameCalls(got.ToolCalls, best.ToolCalls, "best peer"); err != nil {
+		return err
 	}
 	if want := squash(best.Reasoning); want != "" && !strings.Contains(squash(got.Reasoning), want) {
 		return fmt.Errorf("reasoning %q lacks the best peer's %q", got.Reasoning, best.Reasoning)
@@ -222,4 +216,19 @@ func cell(s string, max int) string {
 	}
 	s = strings.ReplaceAll(s, "`", "'")
 	return "`" + strings.ReplaceAll(s, "|", `\|`) + "`"
+}
+
+// sameCalls reports how the calls got differ from want (named so in the
+// error), or nil: the same names in order, arguments as JSON values.
+func sameCalls(got, want []ToolCall, wantName string) error {
+	if len(got) != len(want) {
+		return fmt.Errorf("%d tool calls %+v, %s %d %+v", len(got), got, wantName, len(want), want)
+	}
+	for i, c := range got {
+		w := want[i]
+		if c.Name != w.Name || !sameArguments(c.Arguments, w.Arguments) {
+			return fmt.Errorf("tool call %d: %s(%s), %s %s(%s)", i, c.Name, c.Arguments, wantName, w.Name, w.Arguments)
+		}
+	}
+	return nil
 }
