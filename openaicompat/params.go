@@ -288,5 +288,8 @@ type apiError struct {
 	msg      string
 }
 
+// Error returns OpenAI's message.
 func (e *apiError) Error() string { return e.msg }
+
+// Unwrap returns the sentinel.
 func (e *apiError) Unwrap() error { return e.sentinel }

@@ -170,5 +170,8 @@ type contextError struct {
 	budget *harmony.BudgetError
 }
 
-func (e *contextError) Error() string   { return ErrContextLengthExceeded.Error() + ": " + e.msg }
+// Error returns OpenAI's message after the sentinel's.
+func (e *contextError) Error() string { return ErrContextLengthExceeded.Error() + ": " + e.msg }
+
+// Unwrap returns the sentinel and the budget's error with the counts.
 func (e *contextError) Unwrap() []error { return []error{ErrContextLengthExceeded, e.budget} }
