@@ -458,7 +458,7 @@ func holdStart(s string, lo int, spaced func(string) bool) int {
 	if w >= 0 && w < end {
 		word := s[w:]
 		if w > 0 && !isASCIISpace(s[w-1]) || // it continues a word handed out
-			!strings.HasPrefix(word, msghdr.RecipientPrefix) && !strings.HasPrefix(msghdr.RecipientPrefix, word) {
+			!mayBeRecipientWord(word) {
 			w = -1
 		}
 	}
@@ -544,8 +544,14 @@ func heldWordAt(a []byte, start int) bool {
 	if i == start && !isASCIISpace(a[start-1]) {
 		return false
 	}
-	w := bytesString(a[i:])
-	return w == "t" || w == "to" || strings.HasPrefix(w, msghdr.RecipientPrefix)
+	return mayBeRecipientWord(bytesString(a[i:]))
+}
+
+// mayBeRecipientWord reports whether word w, without white space, may be a
+// "to=X" word or its beginning: "t", "to" or "to=…". The one statement of
+// the word rule of holdStart, heldWordAt and mayHoldRanks.
+func mayBeRecipientWord(w string) bool {
+	return w != "" && (strings.HasPrefix(w, msghdr.RecipientPrefix) || strings.HasPrefix(msghdr.RecipientPrefix, w))
 }
 
 // headerTextLossy decodes the header tokens for recovery: unknown ids are
@@ -877,7 +883,7 @@ func mayHoldRanks(eng *o200k.Engine) []uint64 {
 			continue
 		}
 		w := b[bytes.LastIndexAny(b, " \t\n\f\r")+1:]
-		if isASCIISpace(b[len(b)-1]) || bytes.IndexByte(b, '=') >= 0 || string(w) == "t" || string(w) == "to" {
+		if isASCIISpace(b[len(b)-1]) || bytes.IndexByte(b, '=') >= 0 || mayBeRecipientWord(bytesString(w)) {
 			bits[id/64] |= 1 << (id % 64)
 		}
 	}
