@@ -78,7 +78,7 @@ type Rule struct {
 	policy     Policy
 	declared   bool            // a list of declarations is non-nil
 	functions  map[string]bool // the declared functions with valid names, or with spaces
-	spaced     []string        // the declared functions whose names hold white space
+	spaced     []string        // the declared functions whose names hold white space, each bare and with "functions."
 	namespaces map[string]bool // the declared namespaces, but ""
 }
 
@@ -99,7 +99,9 @@ func NewRule(p Policy, functions, namespaces []string) Rule {
 			r.functions[f] = true
 		}
 		if spaced {
-			r.spaced = append(r.spaced, f)
+			// Both spellings, built once: Declared and DeclaredPrefix
+			// run on every "to=" word of a header.
+			r.spaced = append(r.spaced, f, FunctionsPrefix+f)
 		}
 	}
 	for _, n := range namespaces {
@@ -176,11 +178,9 @@ func Spaced(s string) bool {
 // at the first white space, as any other.
 func (r *Rule) Declared(s string) int {
 	best := 0
-	for _, f := range r.spaced {
-		for _, w := range [...]string{FunctionsPrefix + f, f} {
-			if len(w) > best && strings.HasPrefix(s, w) && (len(s) == len(w) || boundary(s[len(w):])) {
-				best = len(w)
-			}
+	for _, w := range r.spaced {
+		if len(w) > best && strings.HasPrefix(s, w) && (len(s) == len(w) || boundary(s[len(w):])) {
+			best = len(w)
 		}
 	}
 	return best
@@ -191,8 +191,8 @@ func (r *Rule) Declared(s string) int {
 // without "functions.", or all of it: text a reader that has not seen
 // the header's end yet must keep together, as Declared would match it.
 func (r *Rule) DeclaredPrefix(s string) bool {
-	for _, f := range r.spaced {
-		if strings.HasPrefix(FunctionsPrefix+f, s) || strings.HasPrefix(f, s) {
+	for _, w := range r.spaced {
+		if strings.HasPrefix(w, s) {
 			return true
 		}
 	}
