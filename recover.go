@@ -49,12 +49,10 @@ func headerItems(dst []string, s string, tools *toolname.Rule) (items []string, 
 		}
 		if word < 0 {
 			word = i
-			if strings.HasPrefix(s[i:], msghdr.RecipientPrefix) {
-				if n := tools.Declared(s[i+len(msghdr.RecipientPrefix):]); n > 0 {
-					i += len(msghdr.RecipientPrefix) + n
-					flush(i)
-					continue
-				}
+			if n := spacedToWord(s[i:], tools); n > 0 {
+				i += n
+				flush(i)
+				continue
 			}
 		}
 		i++
@@ -225,9 +223,8 @@ func (p *StreamParser) headerless(s string, role Role) (text, channel string, dr
 		}
 		switch w := s[i : i+n]; {
 		case strings.HasPrefix(w, msghdr.RecipientPrefix):
-			r := s[i+len(msghdr.RecipientPrefix):]
-			if m := p.tools.Declared(r); m > 0 {
-				n = len(msghdr.RecipientPrefix) + m
+			if m := spacedToWord(s[i:], &p.tools); m > 0 {
+				n = m
 			}
 			if p.recipient(role, s[i+len(msghdr.RecipientPrefix):i+n]).Kind != toolname.Address {
 				addressed = true
@@ -248,6 +245,19 @@ func (p *StreamParser) headerless(s string, role Role) (text, channel string, dr
 		channel = ChannelAnalysis // commentary too: the header of a call or a preamble, broken
 	}
 	return strings.Trim(b.String(), " \t\n\f\r"), channel, dropped
+}
+
+// spacedToWord returns the length of the "to=" word at the start of s when
+// it names a declared function whose name holds white space
+// (tools.Declared), spaces and all, or 0: the one reading of such a word
+// for headerItems and headerless.
+func spacedToWord(s string, tools *toolname.Rule) int {
+	if r, ok := strings.CutPrefix(s, msghdr.RecipientPrefix); ok {
+		if n := tools.Declared(r); n > 0 {
+			return len(msghdr.RecipientPrefix) + n
+		}
+	}
+	return 0
 }
 
 // wordLen returns the length of the header word at the start of s: up to
