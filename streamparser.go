@@ -512,9 +512,11 @@ func (p *StreamParser) holdBack(start int) {
 				p.deltaStart, p.deltaEnd = 0, 0
 			}
 			return
-		} else if last != 't' && last != 'o' && bytes.IndexByte(a[start:], '=') < 0 || !heldWordAt(a, start) {
+		} else if !heldWordAt(a, start) {
 			// The token ends in a word that is no "t", "to" or
-			// "to=…" beginning in it: hand out all.
+			// "to=…" beginning in it: hand out all. (heldWordAt looks
+			// at the token's bytes only; after most ranks the bitset
+			// of mayHoldRanks kept Process from calling here at all.)
 			p.held = 0
 			p.deltaStart, p.deltaEnd = lo, len(a)
 			return
