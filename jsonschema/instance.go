@@ -1,7 +1,6 @@
 package jsonschema
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -9,25 +8,22 @@ import (
 
 	"github.com/go-harmony/harmony"
 	"github.com/go-harmony/harmony/internal/ojson"
+	"github.com/go-harmony/harmony/internal/schemanorm"
 	js "github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // decodeInstance parses text as the reference parser would (strict JSON,
 // valid UTF-8, bounded nesting) and decodes it for the validator, numbers
-// as json.Number so that none loses precision.
+// as json.Number so that none loses precision. The parse is the only one:
+// schemanorm.Decoded turns it into what encoding/json would have decoded.
 func decodeInstance(text string) (any, error) {
-	if _, err := ojson.Parse([]byte(text)); err != nil {
+	doc, err := ojson.ParseOptions{KeepNumberText: true}.Parse([]byte(text))
+	if err != nil {
 		var se *ojson.SyntaxError
 		errors.As(err, &se)
 		return nil, invalidJSONError(se)
 	}
-	d := json.NewDecoder(strings.NewReader(text))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, fmt.Errorf("invalid JSON: %v", err)
-	}
-	return v, nil
+	return schemanorm.Decoded(doc), nil
 }
 
 func invalidJSON(subject string, err error) *ValidationError {
