@@ -771,9 +771,8 @@ func (w *costWalk) textOrList(sh *shape) error {
 // string str has just read, without its quotes. JSON that encoding/json
 // refuses is returned as it is.
 func (w *costWalk) unescape(s []byte) []byte {
-	lit := w.data[w.i-len(s)-2 : w.i]
-	k, ok := ojson.UnquoteStd(lit)
-	if !ok && json.Unmarshal(lit, &k) != nil {
+	var k string
+	if unquote(w.data[w.i-len(s)-2:w.i], &k) != nil {
 		return s
 	}
 	return []byte(k)
