@@ -208,16 +208,13 @@ func (g *refGuide) rewriteRef(ref string) (string, error) {
 	if strings.Contains(ref, `\`) && !isDraft4Root(g.root) {
 		return ref, nil
 	}
-	c, err := schemanorm.CanonicalFragment(ref)
+	ptr, err := schemanorm.ParseFragment(ref)
 	if err != nil {
 		return unresolvableRef, nil
 	}
+	c := ptr.Fragment() // schemanorm.CanonicalFragment(ref)
 	if (c != "#/" && !hasAtoiIndex(c)) || !g.resolvesFromRoot() {
 		return c, nil
-	}
-	ptr, err := schemanorm.ParseFragment(c)
-	if err != nil {
-		return unresolvableRef, nil
 	}
 	if _, ok := schemanorm.Resolve(g.doc, string(ptr)); !ok {
 		return unresolvableRef, nil
